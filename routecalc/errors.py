@@ -1,0 +1,46 @@
+"""Errors that name what is wrong.
+
+Two kinds exist. :class:`PositionError` means the input cannot be read as a
+position (bad JSON, a typo in a tile, a token list that does not fit its
+cities). :class:`RouteViolation` means a proposed route breaks a rule; it
+carries the rule's short name so callers can branch on it.
+"""
+
+from __future__ import annotations
+
+
+class RoutecalcError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+
+class PositionError(RoutecalcError, ValueError):
+    """The input is not a valid position; ``where`` names the field or cell."""
+
+    def __init__(self, where: str, message: str):
+        self.where = where
+        self.message = message
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class RouteViolation(RoutecalcError):
+    """A proposed route breaks a rule.
+
+    ``rule`` is a stable short name (``track_reused``, ``reversal``, ...),
+    ``route`` the index of the offending route, ``detail`` a sentence for
+    people, ``choices`` the alternatives when the rule is ``ambiguous``.
+    """
+
+    def __init__(self, rule: str, detail: str, route: int | None = None,
+                 choices: list | None = None):
+        self.rule = rule
+        self.detail = detail
+        self.route = route
+        self.choices = choices or []
+        where = f"route {route}: " if route is not None else ""
+        super().__init__(f"{where}{rule}: {detail}")
+
+    def to_json(self) -> dict:
+        out = {"rule": self.rule, "detail": self.detail, "route": self.route}
+        if self.choices:
+            out["choices"] = self.choices
+        return out

@@ -1,0 +1,104 @@
+"""Board geometry: cell ids, coordinates, neighbours, edges, rotation.
+
+Cell ids follow the 18xx.games convention: a letter part (``A``..``Z``,
+``AA``..``AZ``, ...) and a number part (``F10``, ``AA3``, ``H0``). Which of
+the two is x is set by the board's axes. Hexagons use doubled coordinates,
+squares plain ones. Edge numbers run clockwise from the bottom.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import PositionError
+
+_CELL_ID = re.compile(r"^([A-Z]+)(-?\d+)$")
+
+#: (dx, dy) of the neighbour across each edge, per layout.
+EDGE_DELTAS: dict[str, tuple[tuple[int, int], ...]] = {
+    "flat": ((0, 2), (-1, 1), (-1, -1), (0, -2), (1, -1), (1, 1)),
+    "pointy": ((-1, 1), (-2, 0), (-1, -1), (1, -1), (2, 0), (1, 1)),
+    "square": ((0, 1), (-1, 0), (0, -1), (1, 0)),
+}
+
+DEFAULT_AXES = {
+    "flat": {"x": "letter", "y": "number"},
+    "pointy": {"x": "number", "y": "letter"},
+    "square": {"x": "letter", "y": "number"},
+}
+
+
+def letter_index(letters: str) -> int:
+    """``A`` -> 0, ``Z`` -> 25, ``AA`` -> 26 (spreadsheet-style columns)."""
+    value = 0
+    for ch in letters:
+        value = value * 26 + (ord(ch) - ord("A") + 1)
+    return value - 1
+
+
+def index_letters(index: int) -> str:
+    """Inverse of :func:`letter_index`."""
+    out = ""
+    index += 1
+    while index > 0:
+        index, rem = divmod(index - 1, 26)
+        out = chr(ord("A") + rem) + out
+    return out
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A board layout with its axes: turns cell ids into coordinates and back."""
+
+    layout: str
+    x_axis: str = "letter"  # "letter" or "number"
+
+    @classmethod
+    def make(cls, layout: str, axes: dict | None) -> "Grid":
+        if layout not in EDGE_DELTAS:
+            raise PositionError("layout", f"unknown layout {layout!r} (flat, pointy or square)")
+        axes = axes if axes is not None else DEFAULT_AXES[layout]
+        if not isinstance(axes, dict) or set(axes) != {"x", "y"} or \
+                sorted(axes.values()) != ["letter", "number"]:
+            raise PositionError("axes", "must be {\"x\": \"letter\"|\"number\", \"y\": the other}")
+        return cls(layout, axes["x"])
+
+    @property
+    def num_edges(self) -> int:
+        return len(EDGE_DELTAS[self.layout])
+
+    @property
+    def is_hex(self) -> bool:
+        return self.layout != "square"
+
+    def opposite(self, edge: int) -> int:
+        return (edge + self.num_edges // 2) % self.num_edges
+
+    def coords(self, cell_id: str) -> tuple[int, int]:
+        """Coordinates of a cell id; raises PositionError for a malformed id."""
+        m = _CELL_ID.match(cell_id) if isinstance(cell_id, str) else None
+        if not m:
+            raise PositionError(f"cell {cell_id!r}", "bad cell id (expected letters then a number, e.g. F10)")
+        letter, number = letter_index(m.group(1)), int(m.group(2)) - 1
+        return (letter, number) if self.x_axis == "letter" else (number, letter)
+
+    def cell_id(self, x: int, y: int) -> str:
+        letter, number = (x, y) if self.x_axis == "letter" else (y, x)
+        return f"{index_letters(letter)}{number + 1}"
+
+    def check_parity(self, cell_id: str) -> None:
+        """Hex boards hold only cells whose doubled coordinates share parity."""
+        if not self.is_hex:
+            return
+        x, y = self.coords(cell_id)
+        if (x + y) % 2:
+            raise PositionError(f"cell {cell_id}", "not a hex cell (x + y must be even in doubled coordinates)")
+
+    def neighbor_coords(self, x: int, y: int, edge: int) -> tuple[int, int]:
+        dx, dy = EDGE_DELTAS[self.layout][edge]
+        return x + dx, y + dy
+
+    def rotate(self, edge: int, rotation: int) -> int:
+        """Board edge of code edge ``edge`` on a tile turned by ``rotation``."""
+        return (edge + rotation) % self.num_edges

@@ -1,0 +1,283 @@
+"""A position: the board with rotated tiles and tokens, the company, its trains.
+
+:func:`load_position` reads the JSON of ``position-format.md`` (or the
+corpus wrapper ``{"position": ..., "reference": ...}``) and checks all of it;
+any problem is a :class:`~routecalc.errors.PositionError` naming the field or
+cell. The result is immutable and game-agnostic except for ``rules``, the
+rule set that the game name selects.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path as FilePath
+from typing import TYPE_CHECKING, Any
+
+from .errors import PositionError
+from .geometry import Grid
+from .tiles import PathEnd, Revenue, Tile, parse_tile
+from .trains import Train
+
+if TYPE_CHECKING:
+    from .rules.base import RuleSet
+
+TOP_KEYS = {"format", "game", "layout", "axes", "phase", "hexes", "company", "trains", "options"}
+CELL_KEYS = {"id", "tile", "code", "rotation", "tokens", "neighbors", "terrain"}
+TERRAINS = {"forest", "mountain", "barrens", "plain"}
+
+
+@dataclass(frozen=True)
+class Node:
+    """A node on the board: node ``index`` of cell ``cell``'s code."""
+
+    id: str
+    cell: str
+    index: int
+    type: str  # city, town, offboard, junction
+    revenue: Revenue
+    slots: int
+    tokens: tuple[str | None, ...]
+    groups: tuple[str, ...]
+    kind: str | None
+    color: str | None = None
+    goods: tuple[str, ...] = ()
+    served: bool = False
+
+    @property
+    def is_stop(self) -> bool:
+        return self.type != "junction"
+
+
+@dataclass(frozen=True)
+class End:
+    """A path end on the board: a board edge with its lane, or a node index."""
+
+    edge: int | None = None
+    lane: tuple[int, int] = (1, 0)  # (width, index)
+    node: int | None = None
+
+
+@dataclass(frozen=True)
+class Path:
+    """A path of a cell's tile, turned to the board."""
+
+    cell: str
+    index: int  # path number within the cell
+    a: End
+    b: End
+    terminal: bool
+    track: str
+
+
+@dataclass(frozen=True)
+class Cell:
+    id: str
+    x: int
+    y: int
+    rotation: int
+    tile_name: str | None
+    code: str
+    tile: Tile
+    neighbors: dict[int, str]  # board edge -> cell id (existing cells only)
+    blocked_edges: frozenset[int]  # impassable borders, board edges
+    nodes: tuple[int, ...]  # global node indices
+    terrain: str | None = None
+
+
+@dataclass
+class Position:
+    game: str
+    rules: "RuleSet"
+    grid: Grid
+    phase_name: str
+    phase_colors: tuple[str, ...]
+    cells: dict[str, Cell]
+    nodes: list[Node]
+    node_index: dict[str, int]
+    paths: list[Path]
+    company: str
+    trains: list[Train]
+    options: dict[str, Any]
+    raw: dict = field(repr=False, default_factory=dict)
+
+    def node(self, node_id: str) -> int:
+        if node_id not in self.node_index:
+            raise PositionError(f"node {node_id!r}", "no such node")
+        return self.node_index[node_id]
+
+
+def read_json(source: str | bytes | FilePath) -> Any:
+    """Read JSON from a file path or a string, with a clear error."""
+    try:
+        if isinstance(source, FilePath):
+            text = source.read_text()
+        else:
+            text = source
+        return json.loads(text)
+    except FileNotFoundError:
+        raise PositionError(str(source), "file not found") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise PositionError("json", f"invalid JSON: {exc}") from None
+
+
+def unwrap(data: Any) -> dict:
+    """Accept a bare position or the corpus wrapper ``{"position", "reference"}``."""
+    if isinstance(data, dict) and "position" in data and "hexes" not in data:
+        data = data["position"]
+    if not isinstance(data, dict):
+        raise PositionError("position", "must be a JSON object")
+    return data
+
+
+def load_position(data: Any) -> Position:
+    """Check and build a position from parsed JSON (bare or wrapped)."""
+    from .rules import get_rules
+
+    data = unwrap(data)
+    for key in data:
+        if key not in TOP_KEYS:
+            raise PositionError(key, "unknown top-level key")
+    for key in ("format", "game", "layout", "phase", "hexes", "company", "trains"):
+        if key not in data:
+            raise PositionError(key, "missing")
+    if data["format"] != 1:
+        raise PositionError("format", f"unsupported format {data['format']!r} (only 1)")
+    rules = get_rules(data["game"])
+    grid = Grid.make(data["layout"], data.get("axes"))
+    phase = data["phase"]
+    if not isinstance(phase, dict) or not isinstance(phase.get("colors"), list) \
+            or not all(isinstance(c, str) for c in phase["colors"]):
+        raise PositionError("phase", "must be {\"name\": ..., \"colors\": [\"yellow\", ...]}")
+    company = data["company"]
+    if not isinstance(company, str) and not (company is None and not rules.has_companies):
+        raise PositionError("company", "must be a string")
+    hexes = data["hexes"]
+    if not isinstance(hexes, list):
+        raise PositionError("hexes", "must be a list of cells")
+
+    cells_raw: dict[str, dict] = {}
+    for i, cell in enumerate(hexes):
+        if not isinstance(cell, dict):
+            raise PositionError(f"hexes[{i}]", "must be an object")
+        cid = cell.get("id")
+        if not isinstance(cid, str):
+            raise PositionError(f"hexes[{i}]", "missing or non-string 'id'")
+        grid.coords(cid)
+        grid.check_parity(cid)
+        if cid in cells_raw:
+            raise PositionError(f"cell {cid}", "duplicate cell")
+        for key in cell:
+            if key not in CELL_KEYS:
+                raise PositionError(f"cell {cid}", f"unknown key {key!r}")
+        cells_raw[cid] = cell
+
+    nodes: list[Node] = []
+    node_index: dict[str, int] = {}
+    paths: list[Path] = []
+    cells: dict[str, Cell] = {}
+    by_coords = {grid.coords(cid): cid for cid in cells_raw}
+    for cid, cell in cells_raw.items():
+        cells[cid] = _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index, paths)
+
+    trains_raw = data["trains"]
+    if not isinstance(trains_raw, list):
+        raise PositionError("trains", "must be a list")
+    trains = [rules.parse_train(t, f"trains[{i}]") for i, t in enumerate(trains_raw)]
+    options = data.get("options") or {}
+    if not isinstance(options, dict):
+        raise PositionError("options", "must be an object")
+    position = Position(
+        game=data["game"], rules=rules, grid=grid,
+        phase_name=str(phase.get("name", "")), phase_colors=tuple(phase["colors"]),
+        cells=cells, nodes=nodes, node_index=node_index, paths=paths,
+        company=company, trains=trains, options={}, raw=data)
+    position.options = rules.parse_options(options, position)
+    rules.check_position(position)
+    return position
+
+
+def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index, paths) -> Cell:
+    where = f"cell {cid}"
+    code = cell.get("code")
+    if code is None:
+        raise PositionError(where, "missing 'code'")
+    rotation = cell.get("rotation", 0)
+    if isinstance(rotation, bool) or not isinstance(rotation, int) or not 0 <= rotation < grid.num_edges:
+        raise PositionError(where, f"rotation {rotation!r} out of range 0-{grid.num_edges - 1}")
+    tile = parse_tile(code, where, grid.num_edges)
+    for node in tile.nodes:
+        if node.kind is not None and node.kind not in rules.kinds:
+            raise PositionError(where, f"kind {node.kind!r} has no meaning in {rules.name}")
+
+    x, y = grid.coords(cid)
+    override = cell.get("neighbors")
+    neighbors: dict[int, str] = {}
+    if override is not None:
+        if not isinstance(override, dict):
+            raise PositionError(where, "neighbors must be an object {edge: cell}")
+        for edge_text, other in override.items():
+            try:
+                edge = int(edge_text)
+            except (TypeError, ValueError):
+                edge = -1
+            if not 0 <= edge < grid.num_edges:
+                raise PositionError(where, f"neighbors edge {edge_text!r} out of range")
+            if other not in cells_raw:
+                raise PositionError(where, f"neighbors[{edge_text}] names missing cell {other!r}")
+            neighbors[edge] = other
+    else:
+        for edge in range(grid.num_edges):
+            other = by_coords.get(grid.neighbor_coords(x, y, edge))
+            if other is not None:
+                neighbors[edge] = other
+
+    terrain = cell.get("terrain")
+    if terrain is not None and terrain not in TERRAINS:
+        raise PositionError(where, f"unknown terrain {terrain!r}")
+
+    tokens = _tokens(cell.get("tokens"), tile, where)
+    base = len(nodes)
+    city_no = 0
+    for tn in tile.nodes:
+        node_tokens: tuple = ()
+        if tn.type == "city":
+            node_tokens = tokens[city_no]
+            city_no += 1
+        node = Node(id=f"{cid}-{tn.index}", cell=cid, index=tn.index, type=tn.type,
+                    revenue=tn.revenue, slots=tn.slots, tokens=node_tokens, groups=tn.groups,
+                    kind=tn.kind, color=tn.color, goods=tn.goods, served=tn.served)
+        node_index[node.id] = len(nodes)
+        nodes.append(node)
+
+    def board_end(end: PathEnd) -> End:
+        if end.node is not None:
+            return End(node=base + end.node)
+        return End(edge=grid.rotate(end.edge, rotation), lane=(end.lane_width, end.lane_index))
+
+    for i, tp in enumerate(tile.paths):
+        paths.append(Path(cid, i, board_end(tp.a), board_end(tp.b), tp.terminal, tp.track))
+    return Cell(id=cid, x=x, y=y, rotation=rotation, tile_name=cell.get("tile"), code=code,
+                tile=tile, neighbors=neighbors,
+                blocked_edges=frozenset(grid.rotate(e, rotation) for e in tile.borders),
+                nodes=tuple(range(base, len(nodes))), terrain=terrain)
+
+
+def _tokens(raw, tile: Tile, where: str) -> list[tuple]:
+    cities = tile.cities
+    if raw is None:
+        return [(None,) * c.slots for c in cities]
+    if not isinstance(raw, list) or len(raw) != len(cities):
+        raise PositionError(where, f"tokens must be one list per city: the code has {len(cities)} cities")
+    out = []
+    for i, (slots, city) in enumerate(zip(raw, cities)):
+        if not isinstance(slots, list) or not all(t is None or isinstance(t, str) for t in slots):
+            raise PositionError(where, f"tokens[{i}] must be a list of company ids or null")
+        if len(slots) != city.slots:
+            raise PositionError(where, f"tokens[{i}] has {len(slots)} entries but city {i} has {city.slots} slots")
+        out.append(tuple(slots))
+    return out
+
+
+def load_position_file(path: str | FilePath) -> Position:
+    return load_position(read_json(FilePath(path)))

@@ -1,0 +1,238 @@
+"""The 18xx.games tile language, the part of it that routes need.
+
+A tile code such as ``city=revenue:30,slots:2;path=a:0,b:_0;path=a:3,b:_0``
+becomes a :class:`Tile`: its nodes (cities, towns, offboards, junctions, in
+code order) and its paths. Edges here are *code* edges; the board turns them
+by the cell's rotation. Parsing is strict: a part or key the language does
+not define is an error, so a typo never passes silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import PositionError
+
+NODE_TYPES = ("city", "town", "offboard", "junction")
+TRACKS = ("broad", "narrow", "dual")
+
+#: Parts that only serve drawing or tile laying.
+IGNORED_PARTS = frozenset({
+    "label", "upgrade", "icon", "frame", "stripes", "stub", "partition",
+    "future_label", "assignment",
+})
+UNSUPPORTED_PARTS = frozenset({"pass", "halt"})
+
+#: Keys each part understands; ``None`` marks a key that is read, a string
+#: value marks a drawing key that is accepted and ignored.
+_NODE_KEYS = {"revenue", "groups", "kind"}
+_DRAWING_KEYS = {"loc", "hide", "format", "size", "boom", "style", "to_city",
+                 "reservation", "cost", "terrain"}
+PART_KEYS: dict[str, set[str]] = {
+    "city": _NODE_KEYS | {"slots", "color", "goods", "served"},
+    "town": set(_NODE_KEYS),
+    "offboard": set(_NODE_KEYS),
+    "junction": set(),
+    "path": {"a", "b", "terminal", "track", "lanes", "a_lane", "b_lane",
+             "ignore", "ignore_gauge_walk", "ignore_gauge_compare"},
+    "border": {"edge", "type", "cost", "color"},
+}
+UNSUPPORTED_KEYS = frozenset({"visit_cost", "route"})
+
+
+@dataclass(frozen=True)
+class Revenue:
+    """A stop value: flat, or by tile colour (``yellow_20|brown_40|diesel_60``)."""
+
+    flat: int = 0
+    by_color: tuple[tuple[str, int], ...] = ()
+
+    def value(self, phase_colors: tuple[str, ...], diesel: bool = False) -> int:
+        """The newest phase colour with an entry wins; ``diesel`` for D trains."""
+        if not self.by_color:
+            return self.flat
+        table = dict(self.by_color)
+        if diesel and "diesel" in table:
+            return table["diesel"]
+        for color in reversed(phase_colors):
+            if color in table:
+                return table[color]
+        return 0
+
+    @classmethod
+    def parse(cls, text: str, where: str) -> "Revenue":
+        if "_" not in text:
+            return cls(flat=_int(text, where, "revenue"))
+        entries = []
+        for item in text.split("|"):
+            color, sep, amount = item.rpartition("_")
+            if not sep or not color:
+                raise PositionError(where, f"revenue entry {item!r} is not colour_value")
+            entries.append((color, _int(amount, where, "revenue")))
+        return cls(by_color=tuple(entries))
+
+
+@dataclass(frozen=True)
+class TileNode:
+    """A node of a tile: a stop (city, town, offboard) or a junction."""
+
+    index: int
+    type: str
+    revenue: Revenue = Revenue()
+    slots: int = 0
+    groups: tuple[str, ...] = ()
+    kind: str | None = None
+    color: str | None = None  # 18XS: the good a city demands
+    goods: tuple[str, ...] = ()  # 18XS: cubes lying here
+    served: bool = False  # 18XS
+
+
+@dataclass(frozen=True)
+class PathEnd:
+    """One end of a path: a code edge (with its lane) or a node index."""
+
+    edge: int | None = None
+    node: int | None = None
+    lane_width: int = 1
+    lane_index: int = 0
+
+
+@dataclass(frozen=True)
+class TilePath:
+    a: PathEnd
+    b: PathEnd
+    terminal: bool = False
+    track: str = "broad"
+
+
+@dataclass(frozen=True)
+class Tile:
+    nodes: tuple[TileNode, ...] = ()
+    paths: tuple[TilePath, ...] = ()
+    borders: tuple[int, ...] = ()  # impassable code edges
+
+    @property
+    def cities(self) -> tuple[TileNode, ...]:
+        return tuple(n for n in self.nodes if n.type == "city")
+
+
+def _int(text: str, where: str, key: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise PositionError(where, f"{key} must be a whole number, got {text!r}") from None
+
+
+def _params(body: str, part: str, where: str) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for item in filter(None, body.split(",")):
+        key, sep, value = item.partition(":")
+        if not sep:
+            raise PositionError(where, f"{part} parameter {item!r} has no ':'")
+        if key in UNSUPPORTED_KEYS:
+            raise PositionError(where, f"{part} key {key!r} is not supported")
+        if key not in PART_KEYS[part] and key not in _DRAWING_KEYS:
+            raise PositionError(where, f"unknown {part} key {key!r}")
+        params[key] = value
+    return params
+
+
+def _lane(text: str | None, where: str) -> tuple[int, int] | None:
+    """``a_lane:2.1`` -> (width 2, index 1)."""
+    if text is None:
+        return None
+    width, sep, index = text.partition(".")
+    return _int(width, where, "lane"), (_int(index, where, "lane") if sep else 0)
+
+
+def parse_tile(code: str, where: str, num_edges: int = 6) -> Tile:
+    """Parse a tile code; ``where`` names the cell in errors."""
+    if not isinstance(code, str):
+        raise PositionError(where, "code must be a string")
+    nodes: list[TileNode] = []
+    raw_paths: list[tuple[dict[str, str], str]] = []
+    borders: list[int] = []
+    for part_text in filter(None, (p.strip() for p in code.split(";"))):
+        part, _, body = part_text.partition("=")
+        part = part.strip()
+        pwhere = f"{where} part {part_text!r}"
+        if part in IGNORED_PARTS:
+            continue
+        if part in UNSUPPORTED_PARTS:
+            raise PositionError(pwhere, f"tile part {part!r} is not supported")
+        if part not in PART_KEYS:
+            raise PositionError(pwhere, f"unknown tile part {part!r}")
+        params = _params(body, part, pwhere)
+        if part in NODE_TYPES:
+            nodes.append(_node(len(nodes), part, params, pwhere))
+        elif part == "path":
+            raw_paths.append((params, pwhere))
+        elif part == "border":
+            if "edge" not in params:
+                raise PositionError(pwhere, "border needs an edge")
+            edge = _edge(params["edge"], pwhere, num_edges)
+            if params.get("type") == "impassable":
+                borders.append(edge)
+    paths = []
+    for params, pwhere in raw_paths:
+        paths.extend(_paths(params, pwhere, len(nodes), num_edges))
+    return Tile(tuple(nodes), tuple(paths), tuple(borders))
+
+
+def _edge(text: str, where: str, num_edges: int) -> int:
+    edge = _int(text, where, "edge")
+    if not 0 <= edge < num_edges:
+        raise PositionError(where, f"edge {edge} out of range 0-{num_edges - 1}")
+    return edge
+
+
+def _node(index: int, part: str, params: dict[str, str], where: str) -> TileNode:
+    revenue = Revenue.parse(params["revenue"], where) if "revenue" in params else Revenue()
+    slots = 0
+    if part == "city":
+        slots = _int(params.get("slots", "1"), where, "slots")
+        if slots < 0:
+            raise PositionError(where, "slots must not be negative")
+    groups = tuple(filter(None, params.get("groups", "").split("|")))
+    goods = tuple(filter(None, params.get("goods", "").split("|")))
+    return TileNode(index=index, type=part, revenue=revenue, slots=slots,
+                    groups=groups, kind=params.get("kind") or None,
+                    color=params.get("color"), goods=goods,
+                    served=params.get("served", "0") not in ("0", "false"))
+
+
+def _end(text: str | None, key: str, where: str, num_nodes: int, num_edges: int) -> PathEnd:
+    if text is None:
+        raise PositionError(where, f"path needs '{key}'")
+    if text.startswith("_"):
+        node = _int(text[1:], where, key)
+        if not 0 <= node < num_nodes:
+            raise PositionError(where, f"path {key}:{text} names a missing node (tile has {num_nodes})")
+        return PathEnd(node=node)
+    return PathEnd(edge=_edge(text, where, num_edges))
+
+
+def _paths(params: dict[str, str], where: str, num_nodes: int, num_edges: int) -> list[TilePath]:
+    """One path, or one per lane for ``lanes:n``."""
+    if params.get("ignore", "0") not in ("0", "false"):
+        return []
+    a = _end(params.get("a"), "a", where, num_nodes, num_edges)
+    b = _end(params.get("b"), "b", where, num_nodes, num_edges)
+    track = params.get("track", "broad")
+    if track not in TRACKS:
+        raise PositionError(where, f"unknown track {track!r} (broad, narrow or dual)")
+    terminal = params.get("terminal", "0") not in ("0", "false")
+    lanes = _int(params.get("lanes", "1"), where, "lanes")
+    if lanes < 1:
+        raise PositionError(where, "lanes must be at least 1")
+    a_lane, b_lane = _lane(params.get("a_lane"), where), _lane(params.get("b_lane"), where)
+    out = []
+    for i in range(lanes):
+        ends = []
+        for end, explicit in ((a, a_lane), (b, b_lane)):
+            if end.edge is not None:
+                width, index = explicit if explicit else (lanes, i)
+                end = PathEnd(edge=end.edge, lane_width=width, lane_index=index)
+            ends.append(end)
+        out.append(TilePath(ends[0], ends[1], terminal, track))
+    return out

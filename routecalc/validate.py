@@ -1,0 +1,191 @@
+"""Check proposed routes and score them, or name the rule they break.
+
+:func:`check_route` holds the per-route rules in one place; the reference
+solver builds its routes through the same function, so a route it finds is
+by construction one the validator accepts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .errors import PositionError, RouteViolation
+from .graph import BLOCKED, END_ONLY, TrackGraph, compile_position
+from .model import Position
+from .routes import Route
+from .rules import require_implemented
+from .scoring import TrainTable, best_payment, train_tables, within_limits
+
+
+def mask_of(conns: list[int], graph: TrackGraph) -> int:
+    """Python int bit set of the track pieces of some connections."""
+    bits = 0
+    for c in conns:
+        for p in graph.conn_pieces[c]:
+            bits |= 1 << p
+    return bits
+
+
+def check_route(stops: list[int], conns: list[int], table: TrainTable, graph: TrackGraph,
+                route_no: int | None = None) -> None:
+    """Raise RouteViolation if the walk breaks a generic rule (scoring aside)."""
+    def fail(rule: str, detail: str):
+        raise RouteViolation(rule, detail, route_no)
+
+    ids = graph.stop_ids
+    if len(stops) < 2:
+        fail("too_few_stops", "a route needs at least two stops")
+    if len(set(stops)) != len(stops):
+        twice = next(ids[s] for s in stops if stops.count(s) > 1)
+        fail("node_twice", f"visits {twice} twice")
+    seen_groups = 0
+    for s in stops:
+        g = int(graph.groups[s])
+        if g & seen_groups:
+            fail("group_twice", f"{ids[s]} is in a group the route already visited")
+        seen_groups |= g
+    for c in conns:
+        if not graph.conn_gauge[c] & table.gauge_bit:
+            fail("wrong_gauge", f"the {table.train.name} cannot use the track {'-'.join(graph.conn_cell_seq[c])}")
+    used: set[int] = set()
+    for i, c in enumerate(conns):
+        pieces = graph.conn_pieces[c]
+        if i and graph.conn_pieces[conns[i - 1]][-1 if graph.conn_a[conns[i - 1]] == stops[i - 1] else 0] \
+                == pieces[0 if graph.conn_a[c] == stops[i] else -1]:
+            fail("reversal", f"leaves {ids[stops[i]]} on the track it came in on")
+        shared = used.intersection(pieces)
+        if shared:
+            fail("track_reused", f"uses {graph.piece_label[min(shared)]} twice")
+        used.update(pieces)
+    for i, s in enumerate(stops[1:-1], start=1):
+        if graph.flags[s] & END_ONLY:
+            fail("terminal_passed", f"passes through {ids[s]}, which only ends a route")
+        if graph.flags[s] & BLOCKED:
+            fail("blocked_city", f"passes through {ids[s]}, whose slots are all taken by other companies")
+    for i, (c, s) in enumerate(zip(conns, stops)):
+        start_bit, end_bit = (1, 2) if graph.conn_a[c] == s else (2, 1)
+        if graph.conn_terminal[c] & start_bit and i > 0:
+            fail("terminal_passed", f"leaves {ids[s]} on a terminal path")
+        if graph.conn_terminal[c] & end_bit and i < len(conns) - 1:
+            fail("terminal_passed", f"passes through {ids[stops[i + 1]]} on a terminal path")
+    if graph.position.options.get("no_hex_twice"):
+        cells: list[str] = []
+        for c, s in zip(conns, stops):
+            seq = graph.oriented_cells(c, s)
+            cells.extend(seq[1:] if cells and cells[-1] == seq[0] else seq)
+        if len(set(cells)) != len(cells):
+            twice = next(x for x in cells if cells.count(x) > 1)
+            fail("hex_twice", f"enters cell {twice} twice")
+    why = within_limits(stops, sum(int(graph.conn_edges[c]) for c in conns), table, graph)
+    if why:
+        fail("too_long", why)
+
+
+def score_route(route: Route, table: TrainTable, graph: TrackGraph, route_no: int | None = None) -> Route:
+    result = best_payment(route.stops, table, graph, graph.position.rules.bonuses(graph.position))
+    if result is None:
+        raise RouteViolation("no_token", f"no paying stop holds a {graph.position.company} token", route_no)
+    route.revenue, route.paid = result
+    return route
+
+
+class RouteSetValidator:
+    """Validate route sets against one compiled position."""
+
+    def __init__(self, position: Position, graph: TrackGraph | None = None):
+        require_implemented(position.rules)
+        self.position = position
+        self.graph = graph or compile_position(position)
+        self.tables = train_tables(self.graph)
+
+    def validate(self, routes_json: Any) -> dict:
+        """Scored routes and total, or raise RouteViolation / PositionError."""
+        if isinstance(routes_json, dict) and "routes" in routes_json:
+            routes_json = routes_json["routes"]
+        if not isinstance(routes_json, list):
+            raise PositionError("routes", "must be a list of routes or {\"routes\": [...]}")
+        free = list(range(len(self.position.trains)))
+        routes: list[Route] = []
+        used: dict[int, int] = {}
+        for i, rj in enumerate(routes_json):
+            train = self._train(rj, i, free)
+            stops = self._stops(rj, i)
+            conns = self._connections(rj, i, stops, train, set(used))
+            route = Route(train, stops, conns)
+            check_route(stops, conns, self.tables[train], self.graph, i)
+            score_route(route, self.tables[train], self.graph, i)
+            for c in conns:
+                for p in self.graph.conn_pieces[c]:
+                    if p in used:
+                        raise RouteViolation("track_reused", f"shares {self.graph.piece_label[p]} with route {used[p]}", i)
+            for c in conns:
+                for p in self.graph.conn_pieces[c]:
+                    used[p] = i
+            routes.append(route)
+        return {
+            "routes": [r.to_json(self.graph, self.tables[r.train]) for r in routes],
+            "revenue": sum(r.revenue for r in routes),
+        }
+
+    def _train(self, rj: Any, i: int, free: list[int]) -> int:
+        if not isinstance(rj, dict):
+            raise PositionError(f"routes[{i}]", "must be an object")
+        name = rj.get("train")
+        for k in free:
+            if self.position.trains[k].name == name:
+                free.remove(k)
+                return k
+        if any(t.name == name for t in self.position.trains):
+            raise RouteViolation("unknown_train", f"more routes than {name!r} trains", i)
+        raise RouteViolation("unknown_train", f"the company has no {name!r} train", i)
+
+    def _stops(self, rj: dict, i: int) -> list[int]:
+        nodes = rj.get("nodes")
+        if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
+            raise PositionError(f"routes[{i}].nodes", "must be a list of node ids")
+        out = []
+        for j, n in enumerate(nodes):
+            if n not in self.position.node_index:
+                raise PositionError(f"routes[{i}].nodes[{j}]", f"no node {n!r} on the board")
+            s = int(self.graph.node_stop[self.position.node_index[n]])
+            if s < 0:
+                raise PositionError(f"routes[{i}].nodes[{j}]", f"{n} is a junction, not a stop")
+            out.append(s)
+        return out
+
+    def _connections(self, rj: dict, i: int, stops: list[int], train: int, used: set[int]) -> list[int]:
+        hexes = rj.get("hexes")
+        if hexes is not None and (not isinstance(hexes, list) or len(hexes) != max(len(stops) - 1, 0)):
+            raise PositionError(f"routes[{i}].hexes", "must hold one cell list per consecutive node pair")
+        table = self.tables[train]
+        conns: list[int] = []
+        for j in range(len(stops) - 1):
+            s, t = stops[j], stops[j + 1]
+            ids = self.graph.stop_ids
+            candidates = self.graph.connections_between(s, t)
+            if hexes is not None:
+                want = hexes[j]
+                if not isinstance(want, list):
+                    raise PositionError(f"routes[{i}].hexes[{j}]", "must be a list of cell ids")
+                candidates = [c for c in candidates if list(self.graph.oriented_cells(c, s)) == want]
+            if not candidates:
+                via = f" along {hexes[j]}" if hexes is not None else ""
+                raise RouteViolation("not_connected", f"no track joins {ids[s]} and {ids[t]}{via}", i)
+            fitting = [c for c in candidates if self.graph.conn_gauge[c] & table.gauge_bit]
+            if not fitting:
+                raise RouteViolation("wrong_gauge", f"the {table.train.name} cannot use the track "
+                                     f"between {ids[s]} and {ids[t]}", i)
+            choices = sorted({self.graph.oriented_cells(c, s) for c in fitting})
+            if len(choices) > 1:
+                raise RouteViolation("ambiguous", f"several tracks join {ids[s]} and {ids[t]}; give 'hexes'",
+                                     i, [list(ch) for ch in choices])
+            mine = set().union(*(self.graph.conn_pieces[c] for c in conns)) if conns else set()
+            free = [c for c in fitting if not (used | mine).intersection(self.graph.conn_pieces[c])]
+            conns.append((free or fitting)[0])
+        return conns
+
+
+def validate_routes(position: Position, routes_json: Any) -> dict:
+    return RouteSetValidator(position).validate(routes_json)
