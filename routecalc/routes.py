@@ -42,3 +42,19 @@ class Route:
             "revenue": int(self.revenue),
             "stops": stops_out,
         }
+
+
+def answer(graph: TrackGraph, tables: list[TrainTable], routes: list[Route], *, solver: str,
+           status: str = "optimal", bound: int | None = None, **stats) -> dict:
+    """The optimiser's answer in the spec's form, routes in train order."""
+    routes = sorted(routes, key=lambda r: r.train)
+    revenue = sum(r.revenue for r in routes)
+    return {
+        "company": graph.position.company,
+        "revenue": int(revenue),
+        "status": status,
+        "bound": int(revenue if bound is None else bound),
+        "routes": [r.to_json(graph, tables[r.train]) for r in routes],
+        "solver": solver,
+        "stats": stats,
+    }

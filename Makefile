@@ -1,0 +1,25 @@
+# Two entry points, both doing all set-up on a fresh machine:
+#   make demo   - virtual environment, install, solve a bundled example
+#   make test   - the same set-up, then the test suite (what CI runs)
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench slow
+demo: $(STAMP)
+	$(BIN)/routecalc demo
+
+test: $(STAMP)
+	$(BIN)/pytest
+
+slow: $(STAMP)
+	$(BIN)/pytest -m slow
+
+bench: $(STAMP)
+	$(BIN)/pytest benchmarks --benchmark-only -m "not slow or slow" -p no:cacheprovider
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
