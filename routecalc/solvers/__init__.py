@@ -24,3 +24,9 @@ def _reference(position, graph, limits: Limits) -> dict:
 
 SOLVERS: dict[str, Callable] = {"reference": _reference}
 DEFAULT_SOLVER = "reference"
+
+
+def warm_up() -> None:
+    """Compile the solvers' kernels before the first request (the CLI and the
+    service call it at start). Nothing to compile yet: the fast solver fills
+    this in."""
