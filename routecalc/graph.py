@@ -183,19 +183,10 @@ def compile_position(position: Position) -> TrackGraph:
 
     def across(cell: str, edge: int, lane: tuple[int, int]):
         """The cell side met across an edge, and the crossing's piece key."""
-        here = position.cells[cell]
-        other_id = here.neighbors.get(edge)
-        if other_id is None or edge in here.blocked_edges:
+        met = position.across(cell, edge, lane)
+        if met is None:
             return None
-        other = position.cells[other_id]
-        sides = [f for f, c in other.neighbors.items() if c == cell]
-        if not sides:
-            return None
-        opposite = position.grid.opposite(edge)
-        far_edge = opposite if opposite in sides else sides[0]
-        if far_edge in other.blocked_edges:
-            return None
-        far_lane = (lane[0], lane[0] - 1 - lane[1])
+        other_id, far_edge, far_lane = met
         key = frozenset({(cell, edge, lane[1]), (other_id, far_edge, far_lane[1])})
         return other_id, far_edge, far_lane, key
 

@@ -106,6 +106,24 @@ class Position:
             raise PositionError(f"node {node_id!r}", "no such node")
         return self.node_index[node_id]
 
+    def across(self, cell: str, edge: int, lane: tuple[int, int]) -> tuple[str, int, tuple[int, int]] | None:
+        """The cell side that track leaving ``cell`` at board ``edge`` (and ``lane``)
+        meets: (neighbour, its edge, its lane), or None where no link exists
+        (no neighbour, an impassable border, a one-sided ``neighbors`` link)."""
+        here = self.cells[cell]
+        other_id = here.neighbors.get(edge)
+        if other_id is None or edge in here.blocked_edges:
+            return None
+        other = self.cells[other_id]
+        sides = [f for f, c in other.neighbors.items() if c == cell]
+        if not sides:
+            return None
+        opposite = self.grid.opposite(edge)
+        far_edge = opposite if opposite in sides else sides[0]
+        if far_edge in other.blocked_edges:
+            return None
+        return other_id, far_edge, (lane[0], lane[0] - 1 - lane[1])
+
 
 def read_json(source: str | bytes | FilePath) -> Any:
     """Read JSON from a file path or a string, with a clear error."""
