@@ -1,0 +1,436 @@
+"""The whole problem as one CP-SAT model: no route enumeration.
+
+Enumerating every route explodes with long trains on big boards (diesels,
+8-trains, express trains); this model grows only with the board. Per train
+it chooses a path through the stop graph with ``AddCircuit``: one circuit
+node per stop the train could reach, a self loop that skips the stop, and a
+dummy node whose arcs mark where the route starts and ends. Each arc
+between two stops stands for one of the connections joining them, and a
+connection literal is shared with the track pieces it uses, so "no piece
+twice" (inside a route and between routes) is one ``AddAtMostOne`` per
+piece. Distance, groups, blocked and terminal stops, gauge, ``no_hex_twice``,
+the choice of paying stops (express, ``n+m``, ``fill``), multipliers and
+bonuses are linear constraints over the visit and pay literals, and the
+objective is the company's revenue.
+
+The model reads the same compiled arrays as every solver (the
+:class:`~routecalc.graph.TrackGraph` and the per-train
+:class:`~routecalc.scoring.TrainTable`), so the rules live in one place.
+Its routes are re-checked and re-scored by the validator's own functions
+before they are returned.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from ..graph import BLOCKED, END_ONLY, TOKEN, TrackGraph, compile_position
+from ..model import Position
+from ..routes import Route, answer
+from ..rules import require_implemented
+from ..scoring import TrainTable, train_tables
+from ..validate import check_route, score_route
+
+DUMMY = 0  # circuit node of route ends; stop k of a train is circuit node k + 1
+
+
+@dataclass
+class _TrainVars:
+    """The literals of one train's path."""
+
+    run: cp_model.IntVar
+    stops: list[int]  # candidate stops, circuit node i + 1
+    visit: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    pay: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    start: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    end: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    arc: dict[tuple[int, int], cp_model.IntVar] = field(default_factory=dict)  # stop -> stop
+    use: dict[int, cp_model.IntVar] = field(default_factory=dict)  # connection
+    revenue: cp_model.IntVar | None = None
+    derived: list = field(default_factory=list)  # (var, fn(paid stop set) -> value) for hints
+
+
+def candidate_stops(graph: TrackGraph, table: TrainTable) -> tuple[list[int], list[int]]:
+    """Stops and connections the train might use: right gauge and stop
+    categories, and within its reach of a company token (every stop of a
+    route is joined to the route's token stop by the route itself, whose
+    inner stops neither block nor only end routes)."""
+    no_hex_twice = bool(graph.position.options.get("no_hex_twice"))
+    allowed = table.group_of[graph.category] >= 0
+    usable = [c for c in range(len(graph.conn_a))
+              if graph.conn_gauge[c] & table.gauge_bit and allowed[graph.conn_a[c]] and allowed[graph.conn_b[c]]
+              and not (no_hex_twice and graph.conn_revisits[c])
+              and (table.hex_limit < 0 or graph.conn_edges[c] <= table.hex_limit)]
+    near: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for c in usable:
+        a, b = int(graph.conn_a[c]), int(graph.conn_b[c])
+        near[a].append((b, int(graph.conn_edges[c])))
+        near[b].append((a, int(graph.conn_edges[c])))
+    max_hops = min(int(table.visit.sum()), graph.num_stops) - 1
+    sources = [s for s in range(graph.num_stops) if graph.flags[s] & TOKEN and allowed[s]]
+    hops = _distances(sources, near, graph, lambda e: 1)
+    reach = {s for s, h in hops.items() if h <= max_hops}
+    if table.hex_limit >= 0:
+        edges = _distances(sources, near, graph, lambda e: e)
+        reach &= {s for s, e in edges.items() if e <= table.hex_limit}
+    stops = sorted(reach)
+    conns = [c for c in usable if graph.conn_a[c] in reach and graph.conn_b[c] in reach]
+    return stops, conns
+
+
+def _distances(sources: list[int], near, graph: TrackGraph, weight) -> dict[int, int]:
+    """Shortest distances from the sources, never passing through a stop that
+    blocks or only ends routes (0-1 BFS: weights are small whole numbers)."""
+    dist = {s: 0 for s in sources}
+    queue = deque(sources)
+    while queue:
+        s = queue.popleft()
+        if graph.flags[s] & (END_ONLY | BLOCKED) and not graph.flags[s] & TOKEN:
+            continue
+        for t, e in near[s]:
+            d = dist[s] + weight(e)
+            if d < dist.get(t, math.inf):
+                dist[t] = d
+                if weight(e) == 0:
+                    queue.appendleft(t)
+                else:
+                    queue.append(t)
+    return dist
+
+
+class PathModel:
+    """The CP-SAT model of the company's trains (all of them, or some)."""
+
+    def __init__(self, graph: TrackGraph, tables: list[TrainTable], trains: list[int] | None = None):
+        self.graph = graph
+        self.tables = tables
+        self.trains = list(range(len(tables))) if trains is None else list(trains)
+        self.model = cp_model.CpModel()
+        self.bonuses = graph.position.rules.bonuses(graph.position)
+        self.vars: dict[int, _TrainVars] = {}
+        pieces: dict[int, list] = defaultdict(list)
+        for t in self.trains:
+            tv = self._train(t)
+            self.vars[t] = tv
+            for c, lit in tv.use.items():
+                for p in graph.conn_pieces[c]:
+                    pieces[p].append(lit)
+        for lits in pieces.values():
+            if len(lits) > 1:
+                self.model.AddAtMostOne(lits)
+        self._break_symmetry()
+        self.objective = sum(tv.revenue for tv in self.vars.values())
+        self.model.Maximize(self.objective)
+
+    # -- building ---------------------------------------------------------
+    def _train(self, t: int) -> _TrainVars:
+        m, graph, table = self.model, self.graph, self.tables[t]
+        stops, conns = candidate_stops(graph, table)
+        tv = _TrainVars(run=m.NewBoolVar(f"run{t}"), stops=stops)
+        if not stops:
+            m.Add(tv.run == 0)
+        node = {s: i + 1 for i, s in enumerate(stops)}
+        arcs = [(DUMMY, DUMMY, tv.run.Not())]
+        for s in stops:
+            v = tv.visit[s] = m.NewBoolVar(f"v{t}_{s}")
+            tv.start[s] = m.NewBoolVar(f"start{t}_{s}")
+            tv.end[s] = m.NewBoolVar(f"end{t}_{s}")
+            arcs += [(node[s], node[s], v.Not()), (DUMMY, node[s], tv.start[s]), (node[s], DUMMY, tv.end[s])]
+            m.AddImplication(v, tv.run)
+            m.Add(tv.start[s] + tv.end[s] <= 1)  # at least two stops
+            if graph.flags[s] & (END_ONLY | BLOCKED):
+                m.Add(tv.start[s] + tv.end[s] >= v)
+        between: dict[tuple[int, int], list[int]] = defaultdict(list)
+        for c in conns:
+            tv.use[c] = m.NewBoolVar(f"u{t}_{c}")
+            between[int(graph.conn_a[c]), int(graph.conn_b[c])].append(c)
+        for (a, b), cs in between.items():
+            ab = tv.arc[a, b] = m.NewBoolVar(f"a{t}_{a}_{b}")
+            ba = tv.arc[b, a] = m.NewBoolVar(f"a{t}_{b}_{a}")
+            arcs += [(node[a], node[b], ab), (node[b], node[a], ba)]
+            m.Add(sum(tv.use[c] for c in cs) == ab + ba)
+        m.AddCircuit(arcs)
+        for c in conns:
+            for bit, s in ((1, int(graph.conn_a[c])), (2, int(graph.conn_b[c]))):
+                if graph.conn_terminal[c] & bit:
+                    m.Add(tv.use[c] <= tv.start[s] + tv.end[s])
+        # The route's start precedes its end in stop order: each route once.
+        m.Add(sum(node[s] * tv.start[s] for s in stops) + 1
+              <= sum(node[s] * tv.end[s] for s in stops)).OnlyEnforceIf(tv.run)
+        self._limits(tv, table, conns)
+        self._payment(t, tv, table)
+        return tv
+
+    def _limits(self, tv: _TrainVars, table: TrainTable, conns: list[int]) -> None:
+        m, graph = self.model, self.graph
+        by_group: dict[int, list[int]] = defaultdict(list)
+        for s in tv.stops:
+            by_group[int(table.group_of[graph.category[s]])].append(s)
+        for g, members in by_group.items():
+            if len(members) > table.visit[g]:
+                m.Add(sum(tv.visit[s] for s in members) <= int(table.visit[g]))
+        for bit in range(len(graph.group_names)):
+            members = [s for s in tv.stops if int(graph.groups[s]) >> bit & 1]
+            if len(members) > 1:
+                m.AddAtMostOne(tv.visit[s] for s in members)
+        if table.hex_limit >= 0:
+            m.Add(sum(int(graph.conn_edges[c]) * tv.use[c] for c in conns) <= table.hex_limit)
+        if graph.position.options.get("no_hex_twice"):
+            self._cells_once(tv, conns)
+
+    def _cells_once(self, tv: _TrainVars, conns: list[int]) -> None:
+        """Each cell entered at most once: its stops on the route, plus the
+        connections passing through it, minus connections that stay inside
+        it (their two stops share one entry)."""
+        graph = self.graph
+        entries: dict[str, list] = defaultdict(list)
+        inside: dict[str, list] = defaultdict(list)
+        for s in tv.stops:
+            entries[graph.cell_ids[graph.cell[s]]].append(tv.visit[s])
+        for c in conns:
+            seq = graph.conn_cell_seq[c]
+            if len(seq) == 1:
+                inside[seq[0]].append(tv.use[c])
+            for cell in seq[1:-1]:
+                entries[cell].append(tv.use[c])
+        for cell, items in entries.items():
+            if len(items) > 1:
+                self.model.Add(sum(items) - sum(inside[cell]) <= 1)
+
+    def _payment(self, t: int, tv: _TrainVars, table: TrainTable) -> None:
+        m, graph = self.model, self.graph
+        cat_group = table.group_of[graph.category]
+        if table.train.pays_every_stop:
+            tv.pay = tv.visit
+        else:
+            counts: dict[int, list] = defaultdict(list)
+            for s in tv.stops:
+                p = tv.pay[s] = m.NewBoolVar(f"p{t}_{s}")
+                m.AddImplication(p, tv.visit[s])
+                counts[int(cat_group[s])].append(p)
+            overflow = []
+            for g, lits in sorted(counts.items()):
+                pay = int(table.pay[g])
+                if table.train.fill and g != 0 and len(lits) > pay:
+                    extra = m.NewIntVar(0, len(lits), f"over{t}_{g}")
+                    m.Add(extra >= sum(lits) - pay)
+                    tv.derived.append((extra, lambda paid, g=g, pay=pay: max(
+                        0, sum(1 for s in paid if cat_group[s] == g) - pay)))
+                    overflow.append(extra)
+                elif len(lits) > pay:
+                    m.Add(sum(lits) <= pay)
+            if overflow:
+                m.Add(sum(counts.get(0, [])) + sum(overflow) <= int(table.pay[0]))
+        m.Add(sum(tv.pay[s] for s in tv.stops if graph.flags[s] & TOKEN) >= tv.run)
+
+        weight = table.worth * table.group_mult[np.maximum(cat_group, 0)]
+        stops_value = sum(int(weight[s]) * tv.pay[s] for s in tv.stops)
+        multiplied, plain = self._bonuses(t, tv)
+        mult = table.train.multiplier
+        bonus_top = sum(b.amount * (len(b.sets[0]) if b.type == "visit" else 1) for b in self.bonuses)
+        top = mult * (sum(max(0, int(weight[s])) for s in tv.stops) + bonus_top) + bonus_top
+        tv.revenue = m.NewIntVar(0, int(top), f"rev{t}")
+        m.Add(tv.revenue == mult * (stops_value + multiplied) + plain)
+
+    def _bonuses(self, t: int, tv: _TrainVars) -> tuple:
+        """Bonus revenue (multiplied, plain) as expressions of the pay literals."""
+        m, graph = self.model, self.graph
+        in_cell: dict[str, list] = defaultdict(list)
+        for s in tv.stops:
+            in_cell[graph.cell_ids[graph.cell[s]]].append(tv.pay[s])
+        paid_in: dict[str, cp_model.IntVar] = {}
+
+        def cell_paid(cell: str):
+            if cell not in in_cell:
+                return None
+            if cell not in paid_in:
+                y = paid_in[cell] = m.NewBoolVar(f"cell{t}_{cell}")
+                m.AddMaxEquality(y, in_cell[cell])
+                tv.derived.append((y, lambda paid, cell=cell: int(
+                    any(graph.cell_ids[graph.cell[s]] == cell for s in paid))))
+            return paid_in[cell]
+
+        multiplied, plain = 0, 0
+        for k, bonus in enumerate(self.bonuses):
+            if bonus.type == "visit":
+                lits = [y for y in map(cell_paid, sorted(bonus.sets[0])) if y is not None]
+                amount = bonus.amount * sum(lits)
+            else:
+                per_set = []
+                for j, cells in enumerate(bonus.sets):
+                    lits = [y for y in map(cell_paid, sorted(cells)) if y is not None]
+                    if not lits:
+                        break
+                    any_of = m.NewBoolVar(f"set{t}_{k}_{j}")
+                    m.AddMaxEquality(any_of, lits)
+                    tv.derived.append((any_of, lambda paid, cells=cells: int(
+                        any(graph.cell_ids[graph.cell[s]] in cells for s in paid))))
+                    per_set.append(any_of)
+                else:
+                    got = m.NewBoolVar(f"bonus{t}_{k}")
+                    m.AddMinEquality(got, per_set)
+                    tv.derived.append((got, lambda paid, sets=bonus.sets: int(all(
+                        any(graph.cell_ids[graph.cell[s]] in cells for s in paid) for cells in sets))))
+                    amount = bonus.amount * got
+                if len(per_set) < len(bonus.sets):
+                    continue
+            if bonus.multiplied:
+                multiplied += amount
+            else:
+                plain += amount
+        return multiplied, plain
+
+    def _break_symmetry(self) -> None:
+        """Identical trains take their routes in falling revenue order."""
+        for i, t in enumerate(self.trains):
+            for u in self.trains[i + 1:]:
+                a, b = self.tables[t], self.tables[u]
+                if a.train == b.train and np.array_equal(a.worth, b.worth):
+                    self.model.Add(self.vars[t].revenue >= self.vars[u].revenue)
+                    self.model.AddImplication(self.vars[u].run, self.vars[t].run)
+                    break
+
+    # -- hints and bounds ---------------------------------------------------
+    def bound_train(self, t: int, most: int) -> None:
+        """Train ``t`` earns at most ``most`` (a known single-train maximum)."""
+        self.model.Add(self.vars[t].revenue <= most)
+
+    def at_least(self, revenue: int) -> None:
+        """A route set earning ``revenue`` is known: ask for no less."""
+        self.model.Add(self.objective >= revenue)
+
+    def hint(self, routes: list[Route]) -> None:
+        """Start the search from known routes (one per train at most)."""
+        routes = self._assign_identical(routes)
+        for t, tv in self.vars.items():
+            route = routes.get(t)
+            stops = route.stops if route else []
+            if stops and stops[0] > stops[-1]:
+                stops = stops[::-1]
+            on = set(stops)
+            paid = set(route.paid) if route else set()
+            conns = set(route.conns) if route else set()
+            pairs = set(zip(stops, stops[1:]))
+            m = self.model
+            m.AddHint(tv.run, bool(route))
+            for s in tv.stops:
+                m.AddHint(tv.visit[s], s in on)
+                m.AddHint(tv.start[s], bool(stops) and s == stops[0])
+                m.AddHint(tv.end[s], bool(stops) and s == stops[-1])
+                if tv.pay is not tv.visit:
+                    m.AddHint(tv.pay[s], s in paid)
+            for (a, b), lit in tv.arc.items():
+                m.AddHint(lit, (a, b) in pairs)
+            for c, lit in tv.use.items():
+                m.AddHint(lit, c in conns)
+            for var, fn in tv.derived:
+                m.AddHint(var, fn(paid))
+            m.AddHint(tv.revenue, route.revenue if route else 0)
+
+    def _assign_identical(self, routes: list[Route]) -> dict[int, Route]:
+        """Routes by train, identical trains' routes in falling revenue order
+        (the order the symmetry breaking asks for)."""
+        by_train = {r.train: r for r in routes}
+        done: set[int] = set()
+        for i, t in enumerate(self.trains):
+            if t in done:
+                continue
+            same = [u for u in self.trains[i:] if self.tables[u].train == self.tables[t].train
+                    and np.array_equal(self.tables[u].worth, self.tables[t].worth)]
+            done.update(same)
+            ordered = sorted((by_train[u] for u in same if u in by_train), key=lambda r: -r.revenue)
+            for u in same:
+                by_train.pop(u, None)
+            for u, r in zip(same, ordered):
+                by_train[u] = Route(u, r.stops, r.conns, r.revenue, r.paid)
+        return by_train
+
+    # -- solving ------------------------------------------------------------
+    def solve(self, time_limit: float | None = None, progress=None, workers: int | None = None
+              ) -> tuple[str, list[Route], int, dict]:
+        """(status, scored routes, upper bound, CP-SAT statistics)."""
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = workers or os.cpu_count() or 1
+        if time_limit is not None:
+            solver.parameters.max_time_in_seconds = float(time_limit)
+        callback = _Progress(progress) if progress else None
+        code = solver.Solve(self.model, callback)
+        if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            routes = [self._route(t, tv, solver) for t, tv in self.vars.items()
+                      if solver.BooleanValue(tv.run)]
+        elif code == cp_model.UNKNOWN:
+            routes = []
+        else:
+            raise RuntimeError(f"CP-SAT answered {solver.StatusName(code)} on a model that always "
+                               f"has a solution (no routes): {solver.SolutionInfo()}")
+        revenue = sum(r.revenue for r in routes)
+        if code == cp_model.OPTIMAL:
+            status, bound = "optimal", revenue
+            if revenue != round(solver.ObjectiveValue()):
+                raise RuntimeError(f"CP-SAT optimum {solver.ObjectiveValue()} differs from the "
+                                   f"validator's score {revenue} of its routes")
+        else:
+            status = "feasible"
+            bound = max(revenue, math.floor(solver.BestObjectiveBound() + 1e-6))
+        stats = {"cpsat_status": solver.StatusName(code), "branches": solver.NumBranches(),
+                 "conflicts": solver.NumConflicts(), "workers": solver.parameters.num_workers,
+                 "variables": len(self.model.Proto().variables),
+                 "constraints": len(self.model.Proto().constraints)}
+        return status, routes, bound, stats
+
+    def _route(self, t: int, tv: _TrainVars, solver: cp_model.CpSolver) -> Route:
+        """Read train t's path and score it with the validator's functions."""
+        graph = self.graph
+        nxt = {a: b for (a, b), lit in tv.arc.items() if solver.BooleanValue(lit)}
+        stop = next(s for s in tv.stops if solver.BooleanValue(tv.start[s]))
+        stops = [stop]
+        conns = []
+        while stop in nxt:
+            following = nxt[stop]
+            c = next(c for c in graph.connections_between(stop, following)
+                     if c in tv.use and solver.BooleanValue(tv.use[c]))
+            stops.append(following)
+            conns.append(c)
+            stop = following
+        route = Route(t, stops, conns)
+        check_route(stops, conns, self.tables[t], graph)
+        return score_route(route, self.tables[t], graph)
+
+
+class _Progress(cp_model.CpSolverSolutionCallback):
+    """Reports the share of the bound reached so far at each new solution."""
+
+    def __init__(self, report):
+        super().__init__()
+        self.report = report
+
+    def on_solution_callback(self) -> None:
+        bound = self.BestObjectiveBound()
+        self.report(min(1.0, self.ObjectiveValue() / bound) if bound > 0 else 1.0)
+
+
+def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
+                progress=None, hint: list[Route] | None = None, train_bounds: dict[int, int] | None = None,
+                solver_name: str = "cpsat", **extra_stats) -> dict:
+    """Best route set by one CP-SAT model; ``hint`` routes seed the search and
+    ``train_bounds`` cap single trains at their known maxima."""
+    require_implemented(position.rules)
+    started = time.perf_counter()
+    graph = graph or compile_position(position)
+    tables = train_tables(graph)
+    model = PathModel(graph, tables)
+    if hint:
+        model.hint(hint)
+        model.at_least(sum(r.revenue for r in hint))
+    for t, most in (train_bounds or {}).items():
+        model.bound_train(t, most)
+    status, routes, bound, stats = model.solve(time_limit, progress)
+    return answer(graph, tables, routes, solver=solver_name, status=status, bound=bound,
+                  **extra_stats, **stats, seconds=round(time.perf_counter() - started, 4))
