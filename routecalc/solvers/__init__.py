@@ -22,7 +22,17 @@ def _reference(position, graph, limits: Limits) -> dict:
     return solve_reference(position, graph)
 
 
-SOLVERS: dict[str, Callable] = {"reference": _reference}
+def _cpsat(position, graph, limits: Limits) -> dict:
+    from .cpsat import solve_cpsat
+    return solve_cpsat(position, graph, time_limit=limits.time_limit, progress=limits.progress)
+
+
+def _packing(position, graph, limits: Limits) -> dict:
+    from .packing import solve_packing
+    return solve_packing(position, graph, time_limit=limits.time_limit)
+
+
+SOLVERS: dict[str, Callable] = {"reference": _reference, "cpsat": _cpsat, "packing": _packing}
 DEFAULT_SOLVER = "reference"
 
 
