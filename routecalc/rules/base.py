@@ -44,6 +44,9 @@ class RuleSet:
     has_companies = True
     #: False for games whose rules the engine does not implement yet
     implemented = True
+    #: catalogue train names listed for people (the service's GET /v1/games);
+    #: a catalogue of patterns (``n``, ``n+m``) lists typical members
+    train_names: tuple[str, ...] = ()
 
     # -- trains ---------------------------------------------------------
     def catalogue(self, name: str, where: str) -> Train:

@@ -5,3 +5,4 @@ from .base import RuleSet
 
 class GenericRules(RuleSet):
     name = "generic"
+    train_names = ("2", "3", "4", "5", "6", "7", "8", "D", "2+1", "3+1", "4+4", "5+5", "4E", "6E", "8E")
