@@ -5,12 +5,13 @@ from __future__ import annotations
 from ..errors import PositionError
 from .base import RuleSet
 from .generic import GenericRules
+from .ireland import IrelandRules
 from .pending import PendingRules
 
 
 def _registry() -> dict[str, RuleSet]:
     rules: dict[str, RuleSet] = {"generic": GenericRules()}
-    rules["18Ireland"] = PendingRules("18Ireland", frozenset())
+    rules["18Ireland"] = IrelandRules()
     rules.setdefault("18Cuba", PendingRules("18Cuba", frozenset({"harbor", "sugar", "mill"}),
                                             frozenset({"obsolete", "wagon"})))
     rules.setdefault("18Lilliput", PendingRules("18Lilliput", frozenset({"harbor", "metropolis", "mildendo"}),
