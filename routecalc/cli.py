@@ -1,4 +1,4 @@
-"""The ``routecalc`` command: solve, validate, demo (and the faces later issues add).
+"""The ``routecalc`` command: solve, validate, demo, render, serve.
 
 Exit status: 0 fine, 1 a route breaks a rule, 2 bad input.
 """
@@ -84,6 +84,47 @@ def cmd_demo(args) -> int:
     return 0
 
 
+def cmd_render(args) -> int:
+    from .render import render_svg
+
+    try:
+        position = _load(args.position)
+        result = None
+        if args.solve:
+            result = api.solve(position, args.solver, time_limit=args.time_limit)
+        elif args.routes:
+            result = api.validate(position, read_json(Path(args.routes)))
+    except PositionError as exc:
+        print(json.dumps({"error": str(exc), "where": exc.where}))
+        return 2
+    except RouteViolation as exc:
+        print(json.dumps({"valid": False, "violation": exc.to_json()}, indent=2))
+        return 1
+    svg = render_svg(position, result)
+    if args.output == "-":
+        sys.stdout.write(svg)
+    else:
+        Path(args.output).write_text(svg)
+        routes = f", {len(result['routes'])} routes, revenue {result['revenue']}" if result else ""
+        print(f"wrote {args.output}{routes}", file=sys.stderr)
+    return 0
+
+
+def cmd_serve(args) -> int:
+    """Run the HTTP service; settings reach every worker process through the environment."""
+    import os
+
+    import uvicorn
+
+    for option, env in (("max_body", "ROUTECALC_MAX_BODY"), ("max_time_limit", "ROUTECALC_MAX_TIME_LIMIT"),
+                        ("threads", "ROUTECALC_SOLVE_THREADS")):
+        if getattr(args, option) is not None:
+            os.environ[env] = str(getattr(args, option))
+    uvicorn.run("service.app:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
+                log_level=args.log_level, access_log=args.access_log)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="routecalc", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -103,6 +144,28 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="solve a bundled example")
     demo.add_argument("--solver", default=DEFAULT_SOLVER, choices=sorted(SOLVERS))
     demo.set_defaults(func=cmd_demo)
+
+    render = sub.add_parser("render", help="draw the board, with routes, as SVG")
+    render.add_argument("position", metavar="POSITION.json")
+    drawn = render.add_mutually_exclusive_group()
+    drawn.add_argument("--routes", metavar="ROUTES.json", help="draw these routes (validated and scored first)")
+    drawn.add_argument("--solve", action="store_true", help="draw the best routes")
+    render.add_argument("--solver", default=DEFAULT_SOLVER, choices=sorted(SOLVERS))
+    render.add_argument("--time-limit", type=float, default=None, help="seconds")
+    render.add_argument("-o", "--output", default="-", metavar="BOARD.svg", help="default: standard output")
+    render.set_defaults(func=cmd_render)
+
+    serve = sub.add_parser("serve", help="run the HTTP service and its web page")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+    serve.add_argument("--threads", type=int, default=None, help="solve threads per worker (default: cores)")
+    serve.add_argument("--max-time-limit", type=float, default=None,
+                       help="seconds; caps a request's time_limit and is its default (default 30)")
+    serve.add_argument("--max-body", type=int, default=None, help="request body limit in bytes (default 1000000)")
+    serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    serve.add_argument("--no-access-log", dest="access_log", action="store_false")
+    serve.set_defaults(func=cmd_serve)
     return parser
 
 

@@ -1,0 +1,1 @@
+"""routecalc over HTTP: the FastAPI app (:mod:`service.app`) and its web page (``static/``)."""

@@ -1,0 +1,329 @@
+"""The HTTP service: solve, validate, render, the games, and the web page.
+
+Every engine call (reading the position, compiling, solving, drawing) runs
+in a worker thread pool, so the event loop stays free: ``/healthz``
+answers while long solves run (the numba kernels release the GIL). Solver
+names are looked up in ``routecalc.solvers.SOLVERS`` at request time, so
+solvers registered after start-up are served too. Bad input gets the
+engine's named error (``{"error", "where"}``: 400 for unreadable JSON,
+422 otherwise), a body over the size limit 413.
+
+Settings come from the environment so that every uvicorn worker process
+reads the same: ``ROUTECALC_MAX_BODY`` (bytes), ``ROUTECALC_MAX_TIME_LIMIT``
+(seconds; caps a request's ``time_limit`` and is the default),
+``ROUTECALC_SOLVE_THREADS``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from routecalc import api, solvers
+from routecalc.errors import PositionError, RouteViolation
+from routecalc.model import load_position, read_json, unwrap
+from routecalc.render import render_svg
+from routecalc.rules import RULES
+from routecalc.trains import Train
+
+from . import schemas
+
+STATIC = Path(__file__).resolve().parent / "static"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+DEMO_FIXTURE = "1830-late"
+
+
+@dataclass(frozen=True)
+class Settings:
+    max_body: int = 1_000_000
+    max_time_limit: float = 30.0
+    solve_threads: int = os.cpu_count() or 2
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        env = os.environ
+        return cls(int(env.get("ROUTECALC_MAX_BODY", cls.max_body)),
+                   float(env.get("ROUTECALC_MAX_TIME_LIMIT", cls.max_time_limit)),
+                   int(env.get("ROUTECALC_SOLVE_THREADS", cls.solve_threads)))
+
+
+def error(status: int, message: str, where: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": message, "where": where, **extra}, status_code=status)
+
+
+class BodyLimit:
+    """ASGI middleware: refuse a request body over ``limit`` bytes with 413.
+
+    The body is read here (the endpoints read it whole anyway), counting
+    the bytes as they arrive, so a missing or false Content-Length does not
+    get a large body through.
+    """
+
+    def __init__(self, app, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        too_big = error(413, f"request body over the {self.limit}-byte limit", "body")
+        length = dict(scope["headers"]).get(b"content-length", b"")
+        if length.isdigit() and int(length) > self.limit:
+            return await too_big(scope, receive, send)
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client left
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.limit:
+                return await too_big(scope, receive, send)
+            more = message.get("more_body", False)
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+def fixture_files() -> dict[str, Path]:
+    """The bundled example positions by name (file stem)."""
+    return {p.stem: p for p in sorted(FIXTURES.glob("*.json"))} if FIXTURES.is_dir() else {}
+
+
+def describe_train(train: Train) -> dict:
+    return {"name": train.name,
+            "distance": [{"nodes": sorted(g.categories), "pay": g.pay, "visit": g.visit, "multiplier": g.multiplier}
+                         for g in train.groups],
+            "multiplier": train.multiplier, "fill": train.fill, "hex_limit": train.hex_limit, "gauge": train.gauge}
+
+
+def games() -> list[dict]:
+    return [{"name": name, "implemented": rules.implemented, "has_companies": rules.has_companies,
+             "kinds": sorted(rules.kinds), "train_state_keys": sorted(rules.train_state_keys),
+             "trains": [describe_train(rules.catalogue(t, "trains")) for t in rules.train_names]}
+            for name, rules in RULES.items()]
+
+
+def _body_schema(model: type, examples: dict[str, Any]) -> dict:
+    return {"required": True, "content": {"application/json": {
+        "schema": {"$ref": f"#/components/schemas/{model.__name__}"}, "examples": examples}}}
+
+
+def _responses(ok: type | None = None, media: str | None = None, errors=(400, 413, 422)) -> dict:
+    out: dict[Any, Any] = {}
+    if ok is not None:
+        out[200] = {"model": ok}
+    if media:
+        out[200] = {"content": {media: {"schema": {"type": "string"}}}, "description": "the board"}
+    for code in errors:
+        out[code] = {"model": schemas.Error, "description": {
+            400: "unreadable JSON", 413: "body over the size limit",
+            422: "not a valid position, route or option: `where` names it"}[code]}
+    return out
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The FastAPI application (``uvicorn --factory service.app:create_app``)."""
+    settings = settings or Settings.from_env()
+    running = 0
+    lock = threading.Lock()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        app.state.pool = ThreadPoolExecutor(settings.solve_threads, thread_name_prefix="solve")
+        await asyncio.get_running_loop().run_in_executor(app.state.pool, solvers.warm_up)
+        try:
+            yield
+        finally:
+            app.state.pool.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(title="routecalc", version="1", lifespan=lifespan,
+                  description="Exact route optimisation and revenue calculation for 18xx games. "
+                              "Positions follow position-format.md; rules route-rules.md.")
+    app.add_middleware(BodyLimit, limit=settings.max_body)
+
+    async def in_pool(request: Request, fn: Callable, *args) -> Any:
+        nonlocal running
+
+        def job():
+            nonlocal running
+            with lock:
+                running += 1
+            try:
+                return fn(*args)
+            finally:
+                with lock:
+                    running -= 1
+
+        return await asyncio.get_running_loop().run_in_executor(request.app.state.pool, job)
+
+    async def read_body(request: Request) -> Any:
+        return read_json(await request.body())
+
+    def time_limit_of(requested: float | None) -> float:
+        return min(requested, settings.max_time_limit) if requested is not None else settings.max_time_limit
+
+    def solve_job(data: Any, solver: str | None, time_limit: float) -> dict:
+        position = load_position(data)
+        started = time.perf_counter()
+        answer = api.solve(position, solver or solvers.DEFAULT_SOLVER, time_limit=time_limit)
+        return {**answer, "elapsed": round(time.perf_counter() - started, 4), "time_limit": time_limit}
+
+    def parts(data: Any, keys: tuple[str, ...]) -> tuple:
+        if not isinstance(data, dict):
+            raise PositionError("body", "must be a JSON object")
+        for key in data:
+            if key not in keys + ("reference",):
+                raise PositionError(key, f"unknown key (expected {', '.join(keys)})")
+        return tuple(data.get(k) for k in keys)
+
+    def validate_job(data: Any) -> dict:
+        position_data, routes = parts(data, ("position", "routes"))
+        if position_data is None:
+            raise PositionError("position", "missing")
+        if routes is None:
+            raise PositionError("routes", "missing")
+        try:
+            return {"valid": True, **api.validate(load_position(position_data), routes)}
+        except RouteViolation as exc:
+            return {"valid": False, "violation": exc.to_json()}
+
+    def render_job(data: Any, solve: bool, solver: str | None, time_limit: float) -> str:
+        if isinstance(data, dict) and "position" in data and "hexes" not in data:
+            position_data, routes = parts(data, ("position", "routes"))
+        else:
+            position_data, routes = data, None
+        position = load_position(position_data)
+        if solve and routes is not None:
+            raise PositionError("solve", "give routes or solve=true, not both")
+        result = None
+        if solve:
+            result = api.solve(position, solver or solvers.DEFAULT_SOLVER, time_limit=time_limit)
+        elif routes is not None:
+            result = api.validate(position, routes)
+        return render_svg(position, result)
+
+    @app.exception_handler(PositionError)
+    async def position_error(request: Request, exc: PositionError):
+        return error(400 if exc.where == "json" else 422, str(exc), exc.where)
+
+    @app.exception_handler(RouteViolation)
+    async def route_violation(request: Request, exc: RouteViolation):
+        return error(422, str(exc), "routes" if exc.route is None else f"routes[{exc.route}]",
+                     violation=exc.to_json())
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_parameter(request: Request, exc: RequestValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return error(422, f"{where}: {first.get('msg', 'invalid')}", where)
+
+    demo = fixture_files().get(DEMO_FIXTURE)
+    demo_position = read_json(demo) if demo else None
+    examples = {DEMO_FIXTURE: {"summary": f"fixtures/{DEMO_FIXTURE}.json", "value": demo_position}} if demo else {}
+    solver_help = f"a solver of the registry (at start: {', '.join(solvers.SOLVERS)}); default {solvers.DEFAULT_SOLVER}"
+    time_help = f"seconds; capped at {settings.max_time_limit:g} (the default)"
+
+    @app.post("/v1/solve", responses=_responses(schemas.Answer), summary="Best routes of a position",
+              openapi_extra={"requestBody": _body_schema(schemas.Position, examples)})
+    async def solve(request: Request, solver: str | None = Query(None, description=solver_help),
+                    time_limit: float | None = Query(None, gt=0, description=time_help)):
+        """The maximum-revenue route set of the operating company. A solve stopped by its
+        time limit answers the best run found with `status: feasible` and a true `bound`."""
+        data = await read_body(request)
+        return await in_pool(request, solve_job, data, solver, time_limit_of(time_limit))
+
+    validate_examples = {DEMO_FIXTURE: {"summary": "NYC's 4-train on the demo board", "value": {
+        "position": demo_position, "routes": [{"train": "4", "nodes": ["D14-0", "E19-0", "F20-1", "G19-1"],
+                                               "hexes": [["D14", "D16", "D18", "E19"], ["E19", "F20"], ["F20", "G19"]]}]}}} \
+        if demo else {}
+
+    @app.post("/v1/validate", responses=_responses(schemas.ValidateResult), summary="Check and score routes",
+              openapi_extra={"requestBody": _body_schema(schemas.ValidateRequest, validate_examples)})
+    async def validate(request: Request):
+        """Scored routes and their total (`valid: true`), or the rule a route breaks
+        (`valid: false` with the named `violation`)."""
+        return await in_pool(request, validate_job, await read_body(request))
+
+    render_examples = {DEMO_FIXTURE: {"summary": "the demo board", "value": {"position": demo_position}}} \
+        if demo else {}
+
+    @app.post("/v1/render", responses=_responses(media="image/svg+xml"), response_class=Response,
+              summary="The board as SVG", openapi_extra={"requestBody": _body_schema(schemas.RenderRequest,
+                                                                                     render_examples)})
+    async def render(request: Request, solve: bool = Query(False, description="draw the best routes"),
+                     solver: str | None = Query(None, description=solver_help),
+                     time_limit: float | None = Query(None, gt=0, description=time_help)):
+        """The board (hexes or squares, track, gauges, cities, tokens, towns, offboards);
+        with `routes` (validated and scored first) or `solve=true`, the routes in colour
+        and a legend with each train's revenue."""
+        data = await read_body(request)
+        svg = await in_pool(request, render_job, data, solve, solver, time_limit_of(time_limit))
+        return Response(svg, media_type="image/svg+xml")
+
+    @app.get("/v1/games", response_model=list[schemas.GameInfo], summary="Rule sets and their trains")
+    async def list_games():
+        return games()
+
+    @app.get("/v1/fixtures", response_model=list[schemas.FixtureInfo], summary="Bundled example positions")
+    async def list_fixtures():
+        out = []
+        for name, path in fixture_files().items():
+            data = unwrap(read_json(path))
+            out.append({"name": name, "game": data.get("game"), "company": data.get("company"),
+                        "trains": [t if isinstance(t, str) else t.get("name") for t in data.get("trains", [])]})
+        return out
+
+    @app.get("/v1/fixtures/{name}", response_model=schemas.Position, summary="One bundled example",
+             responses={404: {"model": schemas.Error}})
+    async def get_fixture(name: str):
+        path = fixture_files().get(name)
+        if path is None:
+            return error(404, f"no fixture {name!r}", "name")
+        return JSONResponse(unwrap(read_json(path)))
+
+    @app.get("/healthz", response_model=schemas.Health, summary="Liveness, solvers, load")
+    async def healthz():
+        return {"status": "ok", "solvers": list(solvers.SOLVERS), "default_solver": solvers.DEFAULT_SOLVER,
+                "solves_running": running, "max_time_limit": settings.max_time_limit}
+
+    @app.get("/", include_in_schema=False)
+    async def index():
+        return FileResponse(STATIC / "index.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    def openapi() -> dict:
+        """FastAPI's document, plus the request-body models (read by the engine, not by FastAPI)."""
+        if app.openapi_schema is None:
+            doc = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            components = doc.setdefault("components", {}).setdefault("schemas", {})
+            for model in (schemas.Position, schemas.ValidateRequest, schemas.RenderRequest):
+                schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+                components.update(schema.pop("$defs", {}))
+                components[model.__name__] = schema
+            app.openapi_schema = doc
+        return app.openapi_schema
+
+    app.openapi = openapi
+    return app
