@@ -148,14 +148,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     running = 0
     lock = threading.Lock()
 
+    def pool(app: FastAPI) -> ThreadPoolExecutor:
+        """The solve threads; made at start-up, or at first use where no lifespan runs (a mounted app)."""
+        if getattr(app.state, "pool", None) is None:
+            app.state.pool = ThreadPoolExecutor(settings.solve_threads, thread_name_prefix="solve")
+        return app.state.pool
+
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        app.state.pool = ThreadPoolExecutor(settings.solve_threads, thread_name_prefix="solve")
-        await asyncio.get_running_loop().run_in_executor(app.state.pool, solvers.warm_up)
+        await asyncio.get_running_loop().run_in_executor(pool(app), solvers.warm_up)
         try:
             yield
         finally:
             app.state.pool.shutdown(wait=False, cancel_futures=True)
+            app.state.pool = None
 
     app = FastAPI(title="routecalc", version="1", lifespan=lifespan,
                   description="Exact route optimisation and revenue calculation for 18xx games. "
@@ -175,7 +181,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 with lock:
                     running -= 1
 
-        return await asyncio.get_running_loop().run_in_executor(request.app.state.pool, job)
+        return await asyncio.get_running_loop().run_in_executor(pool(request.app), job)
 
     async def read_body(request: Request) -> Any:
         return read_json(await request.body())

@@ -1,0 +1,305 @@
+"""The HTTP service through a real uvicorn server and httpx: every endpoint and error."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import httpx
+import pytest
+
+from live_server import serving
+from routecalc import api, load_position_file, solvers
+from routecalc.rules import RULES
+from service import schemas
+from service.app import Settings, create_app
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "fixtures" / "1830-late.json"
+CORPUS = ROOT.parent / "shared" / "corpus"
+SVG = "{http://www.w3.org/2000/svg}"
+MAX_TIME = 5.0
+MAX_BODY = 300_000
+
+
+@pytest.fixture(scope="module")
+def client():
+    app = create_app(Settings(max_body=MAX_BODY, max_time_limit=MAX_TIME, solve_threads=2))
+    with serving(app) as url, httpx.Client(base_url=url, timeout=120) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def demo_answer() -> dict:
+    """The engine's own answer, computed in-process, that the service must repeat."""
+    return api.solve(load_position_file(DEMO), solvers.DEFAULT_SOLVER)
+
+
+def demo_text() -> str:
+    return DEMO.read_text()
+
+
+def svg_of(response: httpx.Response) -> ET.Element:
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("image/svg+xml")
+    return ET.fromstring(response.text)
+
+
+def routes_drawn(root: ET.Element) -> list[ET.Element]:
+    return [e for e in root.iter(f"{SVG}polyline") if e.get("class") == "route"]
+
+
+# -- solve -------------------------------------------------------------------
+
+def test_solve_answers_what_the_engine_answers(client, demo_answer):
+    r = client.post("/v1/solve", content=demo_text())
+    assert r.status_code == 200
+    answer = r.json()
+    assert answer["revenue"] == demo_answer["revenue"]
+    assert answer["status"] == "optimal" and answer["bound"] == answer["revenue"]
+    assert [route["revenue"] for route in answer["routes"]] == [route["revenue"] for route in demo_answer["routes"]]
+    assert answer["solver"] == demo_answer["solver"]
+    assert answer["time_limit"] == MAX_TIME and answer["elapsed"] >= 0
+    schemas.Answer.model_validate(answer)
+
+
+def test_solve_corpus_wrapper_reaches_the_oracle(client):
+    entry = json.loads((CORPUS / "generic" / "1830" / "1830_game_end_bank-a145.json").read_text())
+    assert entry["reference"]["oracle"]["exact"]
+    r = client.post("/v1/solve", json=entry)
+    assert r.status_code == 200
+    assert r.json()["revenue"] == entry["reference"]["oracle"]["total"] == 250
+
+
+def test_solver_names_are_read_at_request_time_and_time_limit_is_capped(client, monkeypatch, demo_answer):
+    seen = []
+
+    def probe(position, graph, limits):
+        seen.append(limits.time_limit)
+        answer = solvers.SOLVERS["reference"](position, graph, limits)
+        return {**answer, "status": "feasible", "bound": answer["revenue"] + 10}
+
+    monkeypatch.setitem(solvers.SOLVERS, "probe", probe)
+    r = client.post("/v1/solve", params={"solver": "probe", "time_limit": 1000}, content=demo_text())
+    assert r.status_code == 200
+    assert seen == [MAX_TIME]
+    assert r.json()["time_limit"] == MAX_TIME
+    assert r.json()["status"] == "feasible" and r.json()["bound"] == demo_answer["revenue"] + 10
+    r = client.post("/v1/solve", params={"solver": "probe", "time_limit": 0.5}, content=demo_text())
+    assert seen[-1] == 0.5
+    assert "probe" in client.get("/healthz").json()["solvers"]
+
+
+def test_healthz_answers_while_a_long_solve_runs(client, monkeypatch):
+    started, release = threading.Event(), threading.Event()
+
+    def blocking(position, graph, limits):
+        started.set()
+        release.wait(30)
+        return solvers.SOLVERS["reference"](position, graph, limits)
+
+    monkeypatch.setitem(solvers.SOLVERS, "blocking", blocking)
+    result = {}
+    solve = threading.Thread(target=lambda: result.update(
+        r=client.post("/v1/solve", params={"solver": "blocking"}, content=demo_text())))
+    solve.start()
+    try:
+        assert started.wait(30)
+        t0 = time.perf_counter()
+        health = client.get("/healthz")
+        waited = time.perf_counter() - t0
+        assert health.status_code == 200 and health.json()["solves_running"] == 1
+        assert waited < 2.0, f"healthz took {waited:.2f} s while a solve ran"
+    finally:
+        release.set()
+        solve.join(60)
+    assert result["r"].status_code == 200
+    assert client.get("/healthz").json()["solves_running"] == 0
+
+
+@pytest.mark.parametrize("params, where", [
+    ({"solver": "no-such-solver"}, "solver"),
+    ({"time_limit": 0}, "query.time_limit"),
+    ({"time_limit": "soon"}, "query.time_limit"),
+])
+def test_solve_bad_options_are_named(client, params, where):
+    r = client.post("/v1/solve", params=params, content=demo_text())
+    assert r.status_code == 422
+    assert r.json()["where"] == where
+
+
+def test_unreadable_json_is_400(client):
+    r = client.post("/v1/solve", content=b'{"format": 1,')
+    assert r.status_code == 400
+    assert r.json()["where"] == "json"
+
+
+def edited(change) -> dict:
+    data = json.loads(demo_text())
+    change(data)
+    return data
+
+
+@pytest.mark.parametrize("change, where, words", [
+    (lambda d: d.update(game="1899"), "game", "unknown game"),
+    (lambda d: d["hexes"][3].update(rotation=9), "cell A19", "rotation 9"),
+    (lambda d: d.update(trains=["4", "9Q"]), "trains[1]", "unknown train"),
+    (lambda d: d["hexes"][0].update(code="city=revenue:20;path=a:0,b:_3"), "cell A9", "missing node"),
+    (lambda d: d.pop("company"), "company", "missing"),
+    (lambda d: d.update(game="18Cuba"), "game", "not implemented"),
+])
+def test_bad_position_gets_the_engines_named_error(client, change, where, words):
+    r = client.post("/v1/solve", json=edited(change))
+    assert r.status_code == 422
+    body = r.json()
+    assert body["where"].startswith(where), body
+    assert words in body["error"], body
+
+
+def test_body_over_the_limit_is_413(client):
+    big = json.dumps({**json.loads(demo_text()), "options": {"padding": "x" * MAX_BODY}})
+    r = client.post("/v1/solve", content=big)
+    assert r.status_code == 413 and r.json()["where"] == "body"
+
+    def chunks():  # no Content-Length: the limit is counted as the body arrives
+        for _ in range(40):
+            yield b" " * 10_000
+
+    r = client.post("/v1/solve", content=chunks())
+    assert r.status_code == 413
+
+
+# -- validate ----------------------------------------------------------------
+
+def test_validate_scores_the_solver_routes(client, demo_answer):
+    routes = [{k: route[k] for k in ("train", "nodes", "hexes")} for route in demo_answer["routes"]]
+    r = client.post("/v1/validate", json={"position": json.loads(demo_text()), "routes": routes})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["valid"] is True
+    assert body["revenue"] == demo_answer["revenue"]
+    assert [x["revenue"] for x in body["routes"]] == [x["revenue"] for x in demo_answer["routes"]]
+
+
+def test_validate_names_the_broken_rule(client, demo_answer):
+    first = demo_answer["routes"][0]
+    mine = {k: first[k] for k in ("train", "nodes", "hexes")}
+    other = next(t for t in ("4", "5") if t != mine["train"])
+    twice = [mine, {**mine, "train": other}]  # the other train on the same track
+    r = client.post("/v1/validate", json={"position": json.loads(demo_text()), "routes": twice})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["valid"] is False
+    assert body["violation"]["rule"] == "track_reused"
+    assert body["violation"]["route"] == 1
+    reversed_route = {"train": first["train"], "nodes": [first["nodes"][0]]}
+    r = client.post("/v1/validate", json={"position": json.loads(demo_text()), "routes": [reversed_route]})
+    assert r.json()["violation"]["rule"] == "too_few_stops"
+
+
+@pytest.mark.parametrize("body, where", [
+    ({"routes": []}, "position"),
+    ({"position": "P"}, "routes"),
+    ({"position": {}, "routes": [], "extra": 1}, "extra"),
+    ([], "body"),
+])
+def test_validate_bad_request_is_named(client, body, where):
+    r = client.post("/v1/validate", json=body)
+    assert r.status_code == 422
+    assert r.json()["where"] == where
+
+
+def test_validate_unknown_node_is_named(client):
+    r = client.post("/v1/validate", json={"position": json.loads(demo_text()),
+                                          "routes": [{"train": "4", "nodes": ["D14-0", "Z99-0"]}]})
+    assert r.status_code == 422
+    assert r.json()["where"] == "routes[0].nodes[1]"
+
+
+# -- render ------------------------------------------------------------------
+
+def test_render_board_only(client):
+    root = svg_of(client.post("/v1/render", content=demo_text()))
+    cells = [g for g in root.iter(f"{SVG}g") if g.get("class") == "cell"]
+    assert len(cells) == len(json.loads(demo_text())["hexes"])
+    assert routes_drawn(root) == []
+
+
+def test_render_solve_draws_every_route(client, demo_answer):
+    root = svg_of(client.post("/v1/render", params={"solve": "true"}, content=demo_text()))
+    lines = routes_drawn(root)
+    assert [(e.get("data-train"), int(e.get("data-revenue"))) for e in lines] == \
+        [(r["train"], r["revenue"]) for r in demo_answer["routes"]]
+    title = next(e for e in root.iter(f"{SVG}text") if e.get("class") == "legend-title")
+    assert title.text == f"NYC: {demo_answer['revenue']} (optimal)"
+
+
+def test_render_given_routes(client, demo_answer):
+    route = {k: demo_answer["routes"][0][k] for k in ("train", "nodes", "hexes")}
+    root = svg_of(client.post("/v1/render", json={"position": json.loads(demo_text()), "routes": [route]}))
+    assert [int(e.get("data-revenue")) for e in routes_drawn(root)] == [demo_answer["routes"][0]["revenue"]]
+
+
+def test_render_refuses_bad_routes_and_both_modes(client, demo_answer):
+    route = {"train": "4", "nodes": ["D14-0"]}
+    r = client.post("/v1/render", json={"position": json.loads(demo_text()), "routes": [route]})
+    assert r.status_code == 422 and r.json()["violation"]["rule"] == "too_few_stops"
+    r = client.post("/v1/render", params={"solve": "true"}, json={"position": json.loads(demo_text()), "routes": []})
+    assert r.status_code == 422 and r.json()["where"] == "solve"
+
+
+# -- games, fixtures, page, OpenAPI -------------------------------------------
+
+def test_games_list_every_rule_set_and_its_trains(client):
+    games = {g["name"]: g for g in client.get("/v1/games").json()}
+    assert set(games) == set(RULES)
+    generic = games["generic"]
+    assert generic["implemented"] is True
+    four = next(t for t in generic["trains"] if t["name"] == "4")
+    assert four["distance"] == [{"nodes": ["city", "offboard", "town"], "pay": 4, "visit": 4, "multiplier": 1}]
+    express = next(t for t in generic["trains"] if t["name"] == "6E")
+    assert express["distance"][0]["pay"] == 6 and express["distance"][0]["visit"] >= 999
+    assert games["18XS"]["has_companies"] is False
+
+
+def test_fixtures_listed_and_served(client):
+    listing = client.get("/v1/fixtures").json()
+    names = {f["name"] for f in listing}
+    assert names == {p.stem for p in (ROOT / "fixtures").glob("*.json")}
+    demo = next(f for f in listing if f["name"] == "1830-late")
+    assert demo["company"] == "NYC" and demo["trains"] == ["4", "5"]
+    assert client.get("/v1/fixtures/1830-late").json() == json.loads(demo_text())
+    r = client.get("/v1/fixtures/..%2Fpyproject")
+    assert r.status_code == 404
+
+
+def test_page_and_static_files(client):
+    page = client.get("/")
+    assert page.status_code == 200 and 'id="solve"' in page.text and "/static/app.js" in page.text
+    assert client.get("/static/app.js").status_code == 200
+    assert client.get("/static/style.css").status_code == 200
+
+
+def test_openapi_examples_are_accepted(client):
+    doc = client.get("/openapi.json").json()
+    for path in ("/v1/solve", "/v1/validate", "/v1/render"):
+        body = doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+        assert body["schema"]["$ref"].startswith("#/components/schemas/")
+        assert body["examples"], path
+        for example in body["examples"].values():
+            r = client.post(path, json=example["value"])
+            assert r.status_code == 200, (path, r.text)
+            if path == "/v1/validate":
+                assert r.json()["valid"] is True
+
+
+def test_schemas_accept_the_fixtures_and_corpus():
+    files = sorted((ROOT / "fixtures").glob("*.json")) + sorted(CORPUS.glob("*/*.json"))[::25] \
+        + sorted(CORPUS.glob("*/*/*.json"))[::25]
+    assert len(files) > 10
+    for f in files:
+        data = json.loads(f.read_text())
+        schemas.Position.model_validate(data.get("position", data))
