@@ -304,11 +304,13 @@ def _draw_node(g: ET.Element, drawing: BoardDrawing, node: Node, pos: Point) -> 
     elif node.type == "offboard":
         ob = _sub(g, "g", {"class": "offboard", "data-node": node.id})
         entries = node.revenue.by_color or (("white", node.revenue.flat),)
+        now = node.revenue.value(phase)
         width = 22.0
         x0 = x - width * len(entries) / 2
         for k, (colour, amount) in enumerate(entries):
+            edge = "stroke-width: 2.5" if len(entries) > 1 and amount == now else "stroke-width: 1"
             _sub(ob, "rect", {"x": x0 + k * width, "y": y - 9, "width": width, "height": 18,
-                              "style": f"fill: {PHASE_FILLS.get(colour, '#fff')}; stroke: #222; stroke-width: 1"})
+                              "style": f"fill: {PHASE_FILLS.get(colour, '#fff')}; stroke: #222; {edge}"})
             _sub(ob, "text", {"class": "revenue-text", "x": x0 + (k + 0.5) * width, "y": y}, str(amount))
 
 
