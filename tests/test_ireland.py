@@ -303,7 +303,7 @@ def gains_report(request):
             + f", above the auto-router on {len(above_auto)}"
             + (f" (largest +{max(above_auto.values())})" if above_auto else ""))
     with request.config.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled():
-        reporter.ensure_newline()
+        reporter.write("\n")
         reporter.write_line(line)
 
 
