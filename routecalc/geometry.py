@@ -56,7 +56,7 @@ class Grid:
 
     @classmethod
     def make(cls, layout: str, axes: dict | None) -> "Grid":
-        if layout not in EDGE_DELTAS:
+        if not isinstance(layout, str) or layout not in EDGE_DELTAS:
             raise PositionError("layout", f"unknown layout {layout!r} (flat, pointy or square)")
         axes = axes if axes is not None else DEFAULT_AXES[layout]
         if not isinstance(axes, dict) or set(axes) != {"x", "y"} or \

@@ -202,7 +202,8 @@ def load_position(data: Any) -> Position:
     if not isinstance(trains_raw, list):
         raise PositionError("trains", "must be a list")
     trains = [rules.parse_train(t, f"trains[{i}]") for i, t in enumerate(trains_raw)]
-    options = data.get("options") or {}
+    options = data.get("options")
+    options = {} if options is None else options
     if not isinstance(options, dict):
         raise PositionError("options", "must be an object")
     position = Position(
@@ -241,7 +242,7 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
                 edge = -1
             if not 0 <= edge < grid.num_edges:
                 raise PositionError(where, f"neighbors edge {edge_text!r} out of range")
-            if other not in cells_raw:
+            if not isinstance(other, str) or other not in cells_raw:
                 raise PositionError(where, f"neighbors[{edge_text}] names missing cell {other!r}")
             neighbors[edge] = other
     else:
@@ -251,7 +252,7 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
                 neighbors[edge] = other
 
     terrain = cell.get("terrain")
-    if terrain is not None and terrain not in TERRAINS:
+    if terrain is not None and (not isinstance(terrain, str) or terrain not in TERRAINS):
         raise PositionError(where, f"unknown terrain {terrain!r}")
 
     tokens = _tokens(cell.get("tokens"), tile, where)
