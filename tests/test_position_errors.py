@@ -1,0 +1,332 @@
+"""Bad positions give a PositionError that names the field or cell and what
+is wrong, never a traceback."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from boards import cell, city, column, position
+from routecalc import PositionError, load_position
+from routecalc.model import read_json
+
+
+def good() -> dict:
+    return position(column(city(20), city(30, slots=2)), trains=["2", "3"],
+                    options={"no_hex_twice": True})
+
+
+def fails(data, where: str, *fragments: str) -> PositionError:
+    with pytest.raises(PositionError) as err:
+        load_position(data)
+    assert err.value.where == where, err.value
+    for fragment in fragments:
+        assert fragment in err.value.message, err.value
+    return err.value
+
+
+def with_(path: tuple, value, data: dict | None = None) -> dict:
+    """A copy of ``data`` (default: the good position) with one value replaced."""
+    data = copy.deepcopy(data or good())
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return data
+
+
+def without(key: str) -> dict:
+    data = good()
+    del data[key]
+    return data
+
+
+def test_the_good_position_loads():
+    loaded = load_position(good())
+    assert list(loaded.cells) == ["A1", "A3"]
+    assert [t.name for t in loaded.trains] == ["2", "3"]
+
+
+# -- JSON and the top level -------------------------------------------------------------
+
+def test_invalid_json():
+    with pytest.raises(PositionError) as err:
+        read_json('{"format": 1,')
+    assert err.value.where == "json"
+    assert "invalid JSON" in err.value.message
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(PositionError) as err:
+        read_json(tmp_path / "nope.json")
+    assert "file not found" in err.value.message
+
+
+@pytest.mark.parametrize("data", [[], "position", 3, None])
+def test_position_must_be_an_object(data):
+    fails(data, "position", "JSON object")
+
+
+@pytest.mark.parametrize("key", ["format", "game", "layout", "phase", "hexes", "company", "trains"])
+def test_missing_keys(key):
+    fails(without(key), key, "missing")
+
+
+def test_unknown_top_level_key():
+    fails(with_(("trian",), ["2"]), "trian", "unknown top-level key")
+
+
+@pytest.mark.parametrize("key, value, fragment", [
+    ("format", 2, "unsupported format 2"),
+    ("format", "1", "unsupported format"),
+    ("layout", "hexagonal", "unknown layout 'hexagonal'"),
+    ("layout", ["flat"], "unknown layout"),
+    ("phase", ["yellow"], "colors"),
+    ("phase", {"name": "2", "colors": "yellow"}, "colors"),
+    ("phase", {"name": "2", "colors": ["yellow", 3]}, "colors"),
+    ("hexes", {"A1": {}}, "list of cells"),
+    ("company", 7, "must be a string"),
+    ("trains", "2", "must be a list"),
+    ("options", [], "must be an object"),
+])
+def test_mistyped_top_level_values(key, value, fragment):
+    fails(with_((key,), value), key, fragment)
+
+
+@pytest.mark.parametrize("game", ["1830", "Generic", None, ["generic"]])
+def test_unknown_game(game):
+    fails(with_(("game",), game), "game", "unknown game", "generic")
+
+
+def test_wrapper_is_unwrapped():
+    loaded = load_position({"position": good(), "reference": {"oracle": {"total": 1}}})
+    assert list(loaded.cells) == ["A1", "A3"]
+
+
+def test_errors_inside_the_wrapper_name_the_field():
+    fails({"position": without("trains"), "reference": {}}, "trains", "missing")
+
+
+# -- cells ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cell_id", ["1A", "a1", "F", "F1.5", "É1", ""])
+def test_bad_cell_id(cell_id):
+    fails(with_(("hexes", 0, "id"), cell_id), f"cell {cell_id!r}", "bad cell id")
+
+
+def test_cell_id_must_be_a_string():
+    fails(with_(("hexes", 0, "id"), 11), "hexes[0]", "'id'")
+    fails(with_(("hexes", 1), "A3"), "hexes[1]", "must be an object")
+
+
+def test_duplicate_cell():
+    data = good()
+    data["hexes"].append(cell("A1", city(50)))
+    fails(data, "cell A1", "duplicate cell")
+
+
+def test_unknown_cell_key():
+    fails(with_(("hexes", 0, "rotaton"), 1), "cell A1", "unknown key 'rotaton'")
+
+
+def test_missing_code():
+    data = good()
+    del data["hexes"][1]["code"]
+    fails(data, "cell A3", "missing 'code'")
+
+
+def test_code_must_be_a_string():
+    fails(with_(("hexes", 0, "code"), ["city"]), "cell A1", "code must be a string")
+
+
+@pytest.mark.parametrize("rotation", [6, -1, 2.0, "2", True, None])
+def test_rotation_out_of_range_on_hexes(rotation):
+    fails(with_(("hexes", 1, "rotation"), rotation), "cell A3", f"rotation {rotation!r}", "0-5")
+
+
+def test_rotation_out_of_range_on_squares():
+    data = position([cell("A1", "town=revenue:10;path=a:0,b:_0", rotation=4)], layout="square")
+    fails(data, "cell A1", "rotation 4", "0-3")
+
+
+def test_unknown_tile_part_names_the_cell():
+    err = fails(with_(("hexes", 1, "code"), "city=revenue:20;path=a:0,b:_0;tunnel=a:1"),
+                "cell A3 part 'tunnel=a:1'", "unknown tile part 'tunnel'")
+    assert "A3" in str(err)
+
+
+def test_unknown_tile_key_names_the_cell():
+    fails(with_(("hexes", 0, "code"), "city=revenue:20,slot:2"), "cell A1 part 'city=revenue:20,slot:2'",
+          "unknown city key 'slot'")
+
+
+def test_path_to_missing_node_names_the_cell():
+    fails(with_(("hexes", 0, "code"), "city=revenue:20;path=a:0,b:_3"), "cell A1 part 'path=a:0,b:_3'",
+          "missing node")
+
+
+@pytest.mark.parametrize("terrain", ["swamp", 3, ["forest"]])
+def test_unknown_terrain(terrain):
+    fails(with_(("hexes", 0, "terrain"), terrain), "cell A1", "terrain")
+
+
+# -- tokens ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tokens, fragment", [
+    ([["A"], ["B"]], "one list per city: the code has 1 cities"),
+    ([], "one list per city"),
+    ("A", "one list per city"),
+    ([["A", "B"]], "tokens[0] has 2 entries but city 0 has 1 slots"),
+    ([[]], "tokens[0] has 0 entries"),
+    ([[3]], "tokens[0] must be a list of company ids or null"),
+    (["A"], "tokens[0] must be a list"),
+])
+def test_tokens_must_match_cities_and_slots(tokens, fragment):
+    fails(with_(("hexes", 0, "tokens"), tokens), "cell A1", fragment)
+
+
+def test_tokens_fill_every_slot_of_two_slot_city():
+    loaded = load_position(with_(("hexes", 1, "tokens"), [["B", None]]))
+    assert loaded.nodes[loaded.node("A3-0")].tokens == ("B", None)
+    fails(with_(("hexes", 1, "tokens"), [["B"]]), "cell A3", "has 1 entries but city 0 has 2 slots")
+
+
+def test_tokens_on_a_cell_without_cities():
+    data = position([cell("A1", "town=revenue:10;path=a:0,b:_0", tokens=[["A"]])])
+    fails(data, "cell A1", "the code has 0 cities")
+
+
+def test_tokens_per_city_in_code_order():
+    code = "city=revenue:20;town=revenue:10;city=revenue:40,slots:2;path=a:0,b:_0"
+    loaded = load_position(position([cell("A1", code, tokens=[["A"], ["B", None]])]))
+    assert [loaded.nodes[loaded.node(f"A1-{i}")].tokens for i in range(3)] == [("A",), (), ("B", None)]
+
+
+# -- trains ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["4H", "Q", "2+", "E", ""])
+def test_unknown_train_name(name):
+    fails(with_(("trains", 1), name), "trains[1]", f"unknown train {name!r}")
+
+
+@pytest.mark.parametrize("spec, where, fragment", [
+    (3, "trains[0]", "a train is a name or an object"),
+    ({"distance": 3}, "trains[0]", "needs a string 'name'"),
+    ({"name": "2", "speed": 3}, "trains[0]", "unknown train key 'speed'"),
+    ({"name": "9Q"}, "trains[0]", "unknown train '9Q'"),
+    ({"name": "x", "distance": 0}, "trains[0]", "distance must be a whole number >= 1"),
+    ({"name": "x", "distance": []}, "trains[0]", "non-empty list"),
+    ({"name": "x", "distance": [{"nodes": ["city"], "pay": 2}]}, "trains[0] distance[0]", "needs pay and visit"),
+    ({"name": "x", "distance": [{"nodes": ["port"], "pay": 2, "visit": 2}]}, "trains[0] distance[0]",
+     "nodes must be a list of city, town, offboard"),
+    ({"name": "x", "distance": [{"nodes": ["city"], "pay": 2, "visit": 2},
+                                {"nodes": ["city", "town"], "pay": 1, "visit": 1}]},
+     "trains[0] distance[1]", "appears in two groups"),
+    ({"name": "x", "distance": [{"nodes": ["city"], "pay": -1, "visit": 2}]}, "trains[0] distance[0]",
+     "pay must be a whole number >= 0"),
+    ({"name": "x", "distance": [{"nodes": ["city"], "pay": 1, "visit": 2, "bonus": 1}]},
+     "trains[0] distance[0]", "unknown key 'bonus'"),
+    ({"name": "2", "multiplier": 0}, "trains[0]", "multiplier must be a whole number >= 1"),
+    ({"name": "2", "fill": "yes"}, "trains[0]", "fill must be true or false"),
+])
+def test_bad_train_objects(spec, where, fragment):
+    fails(with_(("trains", 0), spec), where, fragment)
+
+
+# -- neighbours -------------------------------------------------------------------------
+
+def test_neighbour_override_to_a_missing_cell():
+    fails(with_(("hexes", 0, "neighbors"), {"0": "A5"}), "cell A1", "missing cell 'A5'")
+
+
+@pytest.mark.parametrize("override, fragment", [
+    ({"6": "A3"}, "edge '6' out of range"),
+    ({"x": "A3"}, "edge 'x' out of range"),
+    (["A3"], "neighbors must be an object"),
+    ({"0": ["A3"]}, "missing cell"),
+    ({"0": None}, "missing cell"),
+])
+def test_bad_neighbour_override(override, fragment):
+    fails(with_(("hexes", 0, "neighbors"), override), "cell A1", fragment)
+
+
+# -- options ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("options, where, fragment", [
+    ({"no_hex_twice": "yes"}, "options.no_hex_twice", "true or false"),
+    ({"no_hex_twice": True, "machines": {}}, "options.machines", "unknown option for generic"),
+    ({"bonuses": {}}, "options.bonuses", "must be a list"),
+    ({"bonuses": [3]}, "options.bonuses[0]", "must be an object"),
+    ({"bonuses": [{"type": "visit", "cells": ["A1"]}]}, "options.bonuses[0]", "amount"),
+    ({"bonuses": [{"type": "visit", "cells": ["A1"], "amount": -5}]}, "options.bonuses[0]", "amount"),
+    ({"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10, "multiplied": 1}]},
+     "options.bonuses[0]", "multiplied must be true or false"),
+    ({"bonuses": [{"type": "visit", "cells": ["Z9"], "amount": 10}]}, "options.bonuses[0].cells",
+     "no cell 'Z9'"),
+    ({"bonuses": [{"type": "visit", "cells": [], "amount": 10}]}, "options.bonuses[0].cells", "non-empty"),
+    ({"bonuses": [{"type": "visit", "cells": "A1", "amount": 10}]}, "options.bonuses[0].cells", "non-empty"),
+    ({"bonuses": [{"type": "connect", "sets": [], "amount": 10}]}, "options.bonuses[0].sets", "non-empty"),
+    ({"bonuses": [{"type": "connect", "sets": [["A1"], ["B9"]], "amount": 10}]},
+     "options.bonuses[0].sets[1]", "no cell 'B9'"),
+    ({"bonuses": [{"type": "route", "cells": ["A1"], "amount": 10}]}, "options.bonuses[0].type",
+     "unknown bonus type 'route'"),
+    ({"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10, "note": "x"}]}, "options.bonuses[0]",
+     "unknown key 'note'"),
+])
+def test_bad_options(options, where, fragment):
+    fails(with_(("options",), options), where, fragment)
+
+
+def test_good_bonuses_load():
+    options = {"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10},
+                           {"type": "connect", "sets": [["A1"], ["A3"]], "amount": 20, "multiplied": True}]}
+    loaded = load_position(with_(("options",), options))
+    visit, connect = loaded.options["bonuses"]
+    assert (visit.type, visit.sets, visit.amount, visit.multiplied) == ("visit", (frozenset({"A1"}),), 10, False)
+    assert (connect.type, connect.sets, connect.amount, connect.multiplied) == (
+        "connect", (frozenset({"A1"}), frozenset({"A3"})), 20, True)
+
+
+# -- no input gives a traceback ----------------------------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 8) | st.sampled_from(["", "A1", "A3", "x", "city", "2", "_0"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["0", "a", "id", "name"]),
+                                                                 inner, max_size=3),
+    max_leaves=6)
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, prefix + (i,))
+
+
+FUZZ_BASE = position(
+    [cell("A1", city(20), tokens=[["A"]], neighbors={"0": "A3"}), cell("A3", city(30, slots=2), rotation=3)],
+    trains=["2", {"name": "x", "distance": [{"nodes": ["city"], "pay": 1, "visit": 2}]}],
+    options={"no_hex_twice": True, "bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10}]})
+FUZZ_PATHS = [p for p in _paths(FUZZ_BASE) if p]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(FUZZ_PATHS), JSON_VALUES)
+def test_any_one_bad_value_is_a_position_error(path, value):
+    data = with_(path, value, FUZZ_BASE)
+    try:
+        load_position(data)
+    except PositionError as err:
+        assert err.where or err.message
+    # Round-tripping through JSON text goes the same way.
+    try:
+        load_position(read_json(json.dumps(data)))
+    except PositionError:
+        pass
