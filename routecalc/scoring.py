@@ -5,24 +5,23 @@ worth to that train and how the train counts distance; the validator and
 every solver read these tables, so the rules live in one place.
 :func:`best_payment` chooses the paying stops of a visited sequence (express
 trains, ``n+m`` towns, 1867 ``fill``), keeping the token requirement and
-bonuses in mind.
-
-The choice is a greedy over a matroid: each group has ``pay`` slots, and
-with ``fill`` the first group's unused slots take stops of any group. For a
-matroid the greedy by value is optimal, also when a set of stops is forced
-in first; the only stops worth forcing are a token stop (the token rule) and
-stops in bonus cells (bonuses depend on where the paying stops are), so the
-search tries one token stop times every subset of bonus stops.
+bonuses in mind. The choice itself is the numba kernel of
+:mod:`routecalc.kernels.payment`, which the fast solver calls on every route
+it enumerates: one implementation for validating and for solving.
+:func:`route_revenue` is the plain Python sum the reference solver uses to
+price its brute-force choices.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 
+from .errors import PositionError
 from .graph import CATEGORY_CODES, TOKEN, TrackGraph
+from .kernels.payment import CONNECT, VISIT, PayTable
+from .kernels.payment import best_payment as payment_kernel
 from .rules.base import Bonus
 from .trains import Train
 
@@ -108,57 +107,39 @@ def route_revenue(paid: list[int], table: TrainTable, graph: TrackGraph, bonuses
     return (sum(weights[s] for s in paid) + mult_bonus) * table.train.multiplier + plain_bonus
 
 
-def _weights(stops: list[int], table: TrainTable, graph: TrackGraph) -> dict[int, int]:
-    worth = table.worth
-    return {s: int(worth[s]) * int(table.group_mult[table.group_of[graph.category[s]]]) for s in stops}
-
-
-def _greedy(forced: tuple[int, ...], stops: list[int], weights: dict[int, int], table: TrainTable,
-            graph: TrackGraph) -> list[int] | None:
-    """Forced stops first, then the rest by weight, while the slots allow."""
-    room = [int(p) for p in table.pay]
-    fill = table.train.fill
-    paid: list[int] = []
-
-    def take(s: int) -> bool:
-        g = int(table.group_of[graph.category[s]])
-        if room[g] > 0:
-            room[g] -= 1
-        elif fill and g != 0 and room[0] > 0:
-            room[0] -= 1
-        else:
-            return False
-        paid.append(s)
-        return True
-
-    for s in forced:
-        if not take(s):
-            return None
-    for s in sorted((s for s in stops if s not in forced), key=lambda s: -weights[s]):
-        take(s)
-    return paid
+def pay_table(table: TrainTable, graph: TrackGraph, bonuses: list[Bonus]) -> PayTable:
+    """The arrays the payment kernel reads for one train (and the position's bonuses)."""
+    group = table.group_of[graph.category].astype(np.int64)
+    mult = np.where(group >= 0, table.group_mult[np.maximum(group, 0)], 0)
+    cell_sets = [s for b in bonuses for s in b.sets]
+    if len(cell_sets) > 64:
+        raise PositionError("options.bonuses", "more than 64 cell sets in all bonuses")
+    sets = np.zeros(graph.num_stops, dtype=np.uint64)
+    cell_ids = [graph.cell_ids[c] for c in graph.cell]
+    for j, cells in enumerate(cell_sets):
+        for s, cell in enumerate(cell_ids):
+            if cell in cells:
+                sets[s] |= np.uint64(1) << np.uint64(j)
+    first = np.cumsum([0] + [len(b.sets) for b in bonuses])[:-1]
+    return PayTable(
+        weight=(table.worth * mult).astype(np.int64), group=group,
+        token=(graph.flags & TOKEN) != 0, cell=graph.cell.astype(np.int64), sets=sets,
+        pay=table.pay.astype(np.int64), fill=bool(table.train.fill),
+        every=bool(table.train.pays_every_stop), multiplier=int(table.train.multiplier),
+        bonus_kind=np.array([VISIT if b.type == "visit" else CONNECT for b in bonuses], dtype=np.int64),
+        bonus_first=np.array(first, dtype=np.int64),
+        bonus_count=np.array([len(b.sets) for b in bonuses], dtype=np.int64),
+        bonus_amount=np.array([b.amount for b in bonuses], dtype=np.int64),
+        bonus_multiplied=np.array([b.multiplied for b in bonuses], dtype=np.bool_))
 
 
 def best_payment(stops: list[int], table: TrainTable, graph: TrackGraph,
                  bonuses: list[Bonus]) -> tuple[int, list[int]] | None:
     """Best (revenue, paying stops) for a visited sequence, or None if no
     choice of paying stops includes a company token. Limits must already hold."""
-    weights = _weights(stops, table, graph)
-    tokens = [s for s in stops if graph.flags[s] & TOKEN]
-    if not tokens:
+    route = np.array(stops, dtype=np.int64)
+    paid = np.zeros(len(route), dtype=np.bool_)
+    revenue = payment_kernel(route, len(route), pay_table(table, graph, bonuses), paid)
+    if revenue < 0:
         return None
-    if table.train.pays_every_stop:
-        return route_revenue(stops, table, graph, bonuses, weights), list(stops)
-    bonus_cells = set().union(*(s for b in bonuses for s in b.sets)) if bonuses else set()
-    special = [s for s in stops if graph.cell_ids[graph.cell[s]] in bonus_cells]
-    best: tuple[int, list[int]] | None = None
-    for token in tokens:
-        for k in range(len(special) + 1):
-            for subset in combinations([s for s in special if s != token], k):
-                paid = _greedy((token,) + subset, stops, weights, table, graph)
-                if paid is None:
-                    continue
-                revenue = route_revenue(paid, table, graph, bonuses, weights)
-                if best is None or revenue > best[0]:
-                    best = (revenue, paid)
-    return best
+    return int(revenue), [s for s, p in zip(stops, paid) if p]

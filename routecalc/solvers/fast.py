@@ -1,0 +1,258 @@
+"""The fast exact solver: numba route enumeration, then branch and bound.
+
+For each distinct train the enumeration kernel lists every valid route
+(priced by the payment kernel the validator also uses) and keeps those not
+dominated by a sub-route; routes over the same track keep the best. The
+combination kernel then picks the best track-disjoint set. Both kernels
+run in chunks, so between chunks this module grows buffers, watches
+``time_limit`` and reports progress. When a limit stops the search the
+answer is the best set found, ``status: feasible``, with a true upper bound.
+
+The chosen routes are rebuilt as :class:`~routecalc.routes.Route` and scored
+again by the validator's :func:`~routecalc.validate.score_route`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..graph import TOKEN, TrackGraph, compile_position
+from ..kernels import combination as comb
+from ..kernels import enumeration as enum
+from ..kernels.payment import PayTable, max_route_value
+from ..model import Position
+from ..routes import Route, answer
+from ..rules import require_implemented
+from ..scoring import TrainTable, pay_table, train_tables
+from ..validate import score_route
+
+#: Kernel steps between two looks at the clock (a few milliseconds each).
+CHUNK = 200_000
+#: Initial route buffer size (grown by doubling).
+FIRST_BUFFER = 4096
+
+
+@dataclass
+class TrainRoutes:
+    """The kept routes of one distinct train, best first."""
+
+    table: TrainTable
+    pay: PayTable
+    mask: np.ndarray
+    revenue: np.ndarray
+    walks: list[tuple[int, np.ndarray, int]]  # (start T, connections, connections in leg A)
+    enumerated: int  # valid routes met, dominated ones included
+    complete: bool
+    upper: int  # no route of this train earns more
+
+
+def graph_arrays(graph: TrackGraph) -> enum.GraphArrays:
+    i64 = np.int64
+    return enum.GraphArrays(
+        graph.adj_start.astype(i64), graph.adj_conn.astype(i64), graph.adj_other.astype(i64),
+        graph.adj_forward.astype(i64), graph.flags.astype(i64), graph.groups.astype(np.uint64),
+        graph.cell.astype(i64), np.ascontiguousarray(graph.conn_mask, dtype=np.uint64),
+        np.ascontiguousarray(graph.conn_cells, dtype=np.uint64), graph.conn_edges.astype(i64),
+        graph.conn_gauge.astype(i64), graph.conn_terminal.astype(i64), graph.conn_revisits.astype(np.bool_))
+
+
+class _Clock:
+    """The deadline and the progress callback of one solve."""
+
+    def __init__(self, time_limit: float | None, progress: Callable[[float], None] | None):
+        self.started = time.perf_counter()
+        self.deadline = None if time_limit is None else self.started + time_limit
+        self.progress = progress
+        self.reported = False
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def report(self, fraction: float) -> None:
+        if self.progress is not None:
+            self.reported = True
+            self.progress(min(max(fraction, 0.0), 1.0))
+
+    def seconds(self) -> float:
+        return round(time.perf_counter() - self.started, 4)
+
+
+def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTable, pay: PayTable,
+                    route_limit: int | None, clock: _Clock, share: tuple[float, float]) -> TrainRoutes:
+    """Every non-dominated route of one train (or as many as the limits allow)."""
+    tokens = np.flatnonzero(graph.flags & TOKEN).astype(np.int64)
+    walk = enum.Walk(table.visit.astype(np.int64), int(table.hex_limit), int(table.gauge_bit),
+                     bool(graph.position.options.get("no_hex_twice")))
+    state = enum.new_state(graph.num_stops, arrays.conn_mask.shape[1], arrays.conn_cells.shape[1], len(table.pay))
+    buf = enum.new_buffer(FIRST_BUFFER, 8 * FIRST_BUFFER, arrays.conn_mask.shape[1])
+    limit = route_limit if route_limit is not None else np.iinfo(np.int64).max
+    while True:
+        status = enum.enumerate_routes(arrays, walk, pay, tokens, state, buf, CHUNK, limit)
+        if status == enum.FULL:
+            buf = enum.grown(buf)
+            continue
+        if status != enum.PAUSED or clock.out_of_time():
+            break
+        done = (state.token_i[0] - 1 + _first_leg_share(graph, state)) / max(len(tokens), 1)
+        clock.report(share[0] + share[1] * done)
+    complete = status == enum.DONE
+    kept = int(buf.used[0])
+    mask, revenue = buf.mask[:kept], buf.revenue[:kept]
+    # Routes over the same track: keep the best (the first in revenue order).
+    order = np.argsort(-revenue, kind="stable")
+    rows = np.ascontiguousarray(mask[order]).view(np.dtype((np.void, 8 * mask.shape[1]))).ravel()
+    _, first = np.unique(rows, return_index=True)
+    keep = order[np.sort(first)]
+    walks = [(int(buf.origin[r]), buf.conns[buf.start[r]:buf.start[r] + buf.length[r]].copy(), int(buf.split[r]))
+             for r in keep]
+    best = int(revenue[keep[0]]) if len(keep) else 0
+    upper = best if complete else max(best, int(max_route_value(np.arange(graph.num_stops, dtype=np.int64), pay)))
+    return TrainRoutes(table, pay, np.ascontiguousarray(mask[keep]), revenue[keep].copy(), walks,
+                       int(state.stats[0]), complete, upper)
+
+
+def _first_leg_share(graph: TrackGraph, state: enum.DfsState) -> float:
+    """How far the search from the current start is, by its first move."""
+    if state.depth[0] < 1:
+        return 0.0
+    t = int(state.stop[0])
+    lo, hi = int(graph.adj_start[t]), int(graph.adj_start[t + 1])
+    return (int(state.adj_k[1]) - lo) / max(hi - lo, 1)
+
+
+def rebuild(graph: TrackGraph, origin: int, conns: np.ndarray, split: int) -> tuple[list[int], list[int]]:
+    """Stops and connections of a route: leg A reversed, then leg B."""
+    def leg(cs) -> list[int]:
+        stops = [origin]
+        for c in cs:
+            a, b = int(graph.conn_a[c]), int(graph.conn_b[c])
+            stops.append(b if stops[-1] == a else a)
+        return stops
+
+    leg_a, leg_b = [int(c) for c in conns[:split]], [int(c) for c in conns[split:]]
+    return leg(leg_a)[::-1] + leg(leg_b)[1:], leg_a[::-1] + leg_b
+
+
+def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
+               route_limit: int | None = None, progress: Callable[[float], None] | None = None) -> dict:
+    """Best routes of the operating company: exact unless a limit stops it."""
+    require_implemented(position.rules)
+    clock = _Clock(time_limit, progress)
+    graph = graph or compile_position(position)
+    tables = train_tables(graph)
+    bonuses = position.rules.bonuses(position)
+    arrays = graph_arrays(graph)
+
+    distinct: dict = {}
+    for i, table in enumerate(tables):
+        distinct.setdefault(table.train, []).append(i)
+    per_train: dict = {}
+    for j, (train, members) in enumerate(distinct.items()):
+        table = tables[members[0]]
+        share = (0.5 * j / len(distinct), 0.5 / len(distinct))
+        if clock.out_of_time():
+            per_train[train] = _nothing(graph, table, pay_table(table, graph, bonuses))
+            continue
+        per_train[train] = enumerate_train(graph, arrays, table, pay_table(table, graph, bonuses),
+                                           route_limit, clock, share)
+
+    # Search order: trains with the richest routes first; identical trains side by side.
+    order = sorted(range(len(tables)), key=lambda i: (-per_train[tables[i].train].upper,
+                                                      list(distinct).index(tables[i].train), i))
+    lists, owners = _route_lists(order, tables, per_train)
+    state = comb.new_state(len(order), lists.mask.shape[1])
+    while True:
+        status = comb.combine(lists, state, CHUNK)
+        if status == comb.DONE or clock.out_of_time():
+            break
+        s = int(state.suffix[0])
+        clock.report(0.5 + 0.5 * (len(order) - 1 - s + _suffix_share(lists, state)) / max(len(order), 1))
+
+    routes = []
+    for pos, r in enumerate(state.choice):
+        if r < 0:
+            continue
+        found = owners[order[pos]]
+        origin, conns, split = found.walks[r]
+        stops, conn_list = rebuild(graph, origin, conns, split)
+        route = score_route(Route(order[pos], stops, conn_list), found.table, graph)
+        if route.revenue != found.revenue[r]:
+            raise AssertionError(f"payment kernel priced a route {found.revenue[r]}, the validator {route.revenue}")
+        routes.append(route)
+
+    complete = all(t.complete for t in per_train.values())
+    revenue = sum(r.revenue for r in routes)
+    if not complete:
+        bound = sum(per_train[t.train].upper for t in tables)
+    elif status == comb.DONE:
+        bound = revenue
+    else:
+        bound = comb.suffix_bound(lists, state)
+    if clock.reported:
+        clock.report(1.0)
+    return answer(graph, tables, routes, solver="fast", status="optimal" if bound == revenue else "feasible",
+                  bound=max(bound, revenue),
+                  routes_enumerated=sum(t.enumerated * len(distinct[k]) for k, t in per_train.items()),
+                  routes_kept=sum(len(t.revenue) * len(distinct[k]) for k, t in per_train.items()),
+                  nodes=int(state.nodes[0]), seconds=clock.seconds())
+
+
+def _nothing(graph: TrackGraph, table: TrainTable, pay: PayTable) -> TrainRoutes:
+    """A train the clock left no time to enumerate."""
+    words = graph.conn_mask.shape[1]
+    upper = int(max_route_value(np.arange(graph.num_stops, dtype=np.int64), pay))
+    return TrainRoutes(table, pay, np.zeros((0, words), np.uint64), np.zeros(0, np.int64), [], 0, False, upper)
+
+
+def _route_lists(order: list[int], tables: list[TrainTable], per_train: dict):
+    """Concatenate the route lists in search order (identical trains share theirs)."""
+    masks, revenues, offsets, counts, same = [], [], [], [], []
+    where: dict = {}
+    total = 0
+    owners = {}
+    for k, i in enumerate(order):
+        train = tables[i].train
+        found = per_train[train]
+        owners[i] = found
+        same.append(k > 0 and tables[order[k - 1]].train == train)
+        if train not in where:
+            where[train] = total
+            masks.append(found.mask)
+            revenues.append(found.revenue)
+            total += len(found.revenue)
+        offsets.append(where[train])
+        counts.append(len(found.revenue))
+    words = next(iter(per_train.values())).mask.shape[1] if per_train else 1
+    lists = comb.RouteLists(
+        np.ascontiguousarray(np.concatenate(masks) if masks else np.zeros((0, words), np.uint64)),
+        np.concatenate(revenues).astype(np.int64) if revenues else np.zeros(0, np.int64),
+        np.array(offsets, np.int64), np.array(counts, np.int64), np.array(same, np.bool_))
+    return lists, owners
+
+
+def _suffix_share(lists: comb.RouteLists, state: comb.CombState) -> float:
+    s = int(state.suffix[0])
+    if s >= len(lists.count) or not lists.count[s]:
+        return 0.0
+    return min(int(state.next_r[s]) / int(lists.count[s]), 1.0)
+
+
+def warm_up() -> float:
+    """Compile or load the kernels by solving a tiny position; returns seconds taken."""
+    from ..model import load_position
+
+    started = time.perf_counter()
+    tiny = {"format": 1, "game": "generic", "layout": "flat", "phase": {"name": "2", "colors": ["yellow"]},
+            "company": "A", "trains": ["2", "2E", {"name": "2+2", "distance": [
+                {"nodes": ["city", "offboard"], "pay": 2, "visit": 2}, {"nodes": ["town"], "pay": 0, "visit": 9}],
+                "fill": True}],
+            "options": {"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10}]},
+            "hexes": [{"id": "A1", "code": "city=revenue:20;path=a:0,b:_0", "tokens": [["A"]]},
+                      {"id": "A3", "code": "town=revenue:10;path=a:3,b:_0;path=a:_0,b:0"},
+                      {"id": "A5", "code": "offboard=revenue:30;path=a:3,b:_0"}]}
+    solve_fast(load_position(tiny))
+    return time.perf_counter() - started
