@@ -22,6 +22,12 @@ def _reference(position, graph, limits: Limits) -> dict:
     return solve_reference(position, graph)
 
 
+def _fast(position, graph, limits: Limits) -> dict:
+    from .fast import solve_fast
+    return solve_fast(position, graph, time_limit=limits.time_limit, route_limit=limits.route_limit,
+                      progress=limits.progress)
+
+
 def _cpsat(position, graph, limits: Limits) -> dict:
     from .cpsat import solve_cpsat
     return solve_cpsat(position, graph, time_limit=limits.time_limit, progress=limits.progress)
@@ -32,11 +38,12 @@ def _packing(position, graph, limits: Limits) -> dict:
     return solve_packing(position, graph, time_limit=limits.time_limit)
 
 
-SOLVERS: dict[str, Callable] = {"reference": _reference, "cpsat": _cpsat, "packing": _packing}
-DEFAULT_SOLVER = "reference"
+SOLVERS: dict[str, Callable] = {"fast": _fast, "reference": _reference, "cpsat": _cpsat, "packing": _packing}
+DEFAULT_SOLVER = "fast"
 
 
 def warm_up() -> None:
-    """Compile the solvers' kernels before the first request (the CLI and the
-    service call it at start). Nothing to compile yet: the fast solver fills
-    this in."""
+    """Compile (or load from the disk cache) the fast solver's kernels before
+    the first request; the CLI and the service call it at start."""
+    from .fast import warm_up as warm_fast
+    warm_fast()
