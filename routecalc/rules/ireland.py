@@ -14,6 +14,12 @@ on the 18Ireland map, whose tiles have neither dual track nor junctions):
 - a node counts only when every path it has is narrow (as on 18xx.games, a
   dual path makes a node "broad": the walk ends there, unpaid);
 - a terminal path may end the walk at its node (which counts) but not pass it.
+
+One case where 18xx.games' figure differs: its depth-first walk enters a
+node with broad track when it meets it a second time (along a loop of narrow
+track) and counts the narrow towns beyond. route-rules.md says that node ends
+the walk, and so does this module; on no recorded 18Ireland position does the
+difference change a figure (tests/test_ireland.py shows the case).
 """
 
 from __future__ import annotations
@@ -36,9 +42,7 @@ FEEDER_TRACKS = frozenset({"narrow", "dual"})
 
 def hex_train(name: str, edges: int) -> Train:
     """A train that crosses up to ``edges`` cell edges (unlimited from 999) and is paid by every stop."""
-    if name == "D" or edges >= UNLIMITED:
-        return Train(name, all_stops(UNLIMITED), diesel=name == "D")
-    return Train(name, all_stops(UNLIMITED), hex_limit=edges)
+    return Train(name, all_stops(UNLIMITED), hex_limit=None if edges >= UNLIMITED else edges, diesel=name == "D")
 
 
 class IrelandRules(RuleSet):
