@@ -60,7 +60,7 @@ class Grid:
             raise PositionError("layout", f"unknown layout {layout!r} (flat, pointy or square)")
         axes = axes if axes is not None else DEFAULT_AXES[layout]
         if not isinstance(axes, dict) or set(axes) != {"x", "y"} or \
-                sorted(axes.values()) != ["letter", "number"]:
+                sorted(map(str, axes.values())) != ["letter", "number"]:
             raise PositionError("axes", "must be {\"x\": \"letter\"|\"number\", \"y\": the other}")
         return cls(layout, axes["x"])
 

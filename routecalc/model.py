@@ -251,6 +251,8 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
             if other is not None:
                 neighbors[edge] = other
 
+    if not isinstance(cell.get("tile", ""), str):
+        raise PositionError(where, "tile (the tile's name) must be a string")
     terrain = cell.get("terrain")
     if terrain is not None and (not isinstance(terrain, str) or terrain not in TERRAINS):
         raise PositionError(where, f"unknown terrain {terrain!r}")

@@ -1,0 +1,80 @@
+"""The web page in headless Chromium (Debian's, driven by Playwright): pick a fixture, solve, read the page."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from live_server import serving
+from routecalc import api, load_position_file, solvers
+from service.app import Settings, create_app
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "1830-late.json"
+
+playwright = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    if not Path(CHROMIUM).exists():
+        pytest.fail("chromium is not installed: run the Makefile's set-up (make test installs it)")
+    app = create_app(Settings(max_time_limit=30.0))
+    with serving(app) as url, playwright.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(url + "/")
+        yield page, errors
+        browser.close()
+
+
+def test_solve_a_fixture_on_the_page(page):
+    page, errors = page
+    expected = api.solve(load_position_file(DEMO), solvers.DEFAULT_SOLVER)
+    page.wait_for_selector("#fixture option[value='1830-late']", state="attached")
+    page.select_option("#fixture", "1830-late")
+    page.wait_for_function("document.getElementById('position').value.includes('\"hexes\"')")
+    page.click("#solve")
+    page.wait_for_selector("#status[data-revenue]", timeout=60_000)
+    assert page.get_attribute("#status", "data-revenue") == str(expected["revenue"])
+    assert page.get_attribute("#status", "data-state") == expected["status"]
+    status = page.text_content("#status")
+    assert f"revenue {expected['revenue']}" in status and "solved in" in status
+    assert page.text_content("#revenue-total") == str(expected["revenue"])
+    rows = page.locator("#revenue tbody tr")
+    assert rows.count() == len(expected["routes"])
+    for k, route in enumerate(expected["routes"]):
+        cells = rows.nth(k).locator("td")
+        assert cells.nth(0).text_content() == route["train"]
+        assert cells.nth(2).text_content() == str(route["revenue"])
+    lines = page.locator("#board svg polyline.route")
+    assert lines.count() == len(expected["routes"])
+    assert [lines.nth(k).get_attribute("data-train") for k in range(lines.count())] == \
+        [r["train"] for r in expected["routes"]]
+    assert page.locator("#board svg g.cell").count() == len(load_position_file(DEMO).cells)
+    # the route really shows: drawn with a size on screen
+    box = lines.nth(0).bounding_box()
+    assert box and box["width"] > 20 and box["height"] > 5
+    assert errors == []
+
+
+def test_bad_input_shows_the_named_error(page):
+    page, errors = page
+    text = DEMO.read_text().replace('"game": "generic"', '"game": "1899"')
+    assert '"1899"' in text
+    page.fill("#position", text)
+    page.click("#solve")
+    page.wait_for_selector("#status.error")
+    assert page.text_content("#status").startswith("422: game: unknown game '1899'")
+    page.fill("#position", "{not json")
+    page.click("#solve")
+    page.wait_for_selector("#status.error")
+    assert page.text_content("#status").startswith("Not JSON")
+    assert errors == []
