@@ -251,7 +251,7 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
             if other is not None:
                 neighbors[edge] = other
 
-    if not isinstance(cell.get("tile", ""), str):
+    if cell.get("tile") is not None and not isinstance(cell["tile"], str):
         raise PositionError(where, "tile (the tile's name) must be a string")
     terrain = cell.get("terrain")
     if terrain is not None and (not isinstance(terrain, str) or terrain not in TERRAINS):
