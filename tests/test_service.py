@@ -150,6 +150,8 @@ def edited(change) -> dict:
     (lambda d: d["hexes"][0].update(code="city=revenue:20;path=a:0,b:_3"), "cell A9", "missing node"),
     (lambda d: d.pop("company"), "company", "missing"),
     (lambda d: d.update(game="18Cuba"), "game", "not implemented"),
+    (lambda d: d.update(axes={"x": "number", "y": {}}), "axes", "must be"),
+    (lambda d: d["hexes"][0].update(tile=[None]), "cell A9", "tile"),
 ])
 def test_bad_position_gets_the_engines_named_error(client, change, where, words):
     r = client.post("/v1/solve", json=edited(change))
