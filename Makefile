@@ -5,12 +5,22 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench slow
+.PHONY: demo test bench slow chromium serve load
 demo: $(STAMP)
 	$(BIN)/routecalc demo
 
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(BIN)/pytest
+
+# Debian's Chromium for the browser test (Playwright drives it; it never downloads a browser)
+chromium:
+	command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
+
+serve: $(STAMP)
+	$(BIN)/routecalc serve
+
+load: $(STAMP)
+	$(BIN)/python benchmarks/load_test.py
 
 slow: $(STAMP)
 	$(BIN)/pytest -m slow

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import sync_playwright
 
 from live_server import serving
 from routecalc import api, load_position_file, solvers
@@ -16,15 +17,13 @@ ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-net
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "1830-late.json"
 
-playwright = pytest.importorskip("playwright.sync_api")
-
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     if not Path(CHROMIUM).exists():
         pytest.fail("chromium is not installed: run the Makefile's set-up (make test installs it)")
     app = create_app(Settings(max_time_limit=30.0))
-    with serving(app) as url, playwright.sync_playwright() as pw:
+    with serving(app) as url, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
