@@ -156,6 +156,11 @@ def trains(draw, max_trains: int = 3) -> list:
                         "distance": [{"nodes": first, "pay": pay, "visit": pay + draw(st.integers(0, 1))},
                                      {"nodes": rest, "pay": draw(st.integers(0, 1)),
                                       "visit": draw(st.sampled_from((1, 2, 99)))}]})
+    # A route names its train only by name: two different trains never share one.
+    for i, train in enumerate(out):
+        if isinstance(train, dict) and any(isinstance(t, dict) and t["name"] == train["name"] and t != train
+                                           for t in out[:i]):
+            out[i] = {**train, "name": f"{train['name']}#{i}"}
     return out
 
 
