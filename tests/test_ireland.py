@@ -325,3 +325,18 @@ def test_optimiser_meets_recorded_autorouter_and_oracle(path, gains_report):
     assert checked["revenue"] == answer["revenue"]
     assert [r["revenue"] for r in checked["routes"]] == [r["revenue"] for r in answer["routes"]]
     gains_report[path.stem] = (answer["revenue"] - recorded, answer["revenue"] - auto)
+
+
+#: Every tenth brown-phase position (long routes, many feeders).
+LATE = [f for f in FILES if "brown" in json.loads(f.read_text())["position"]["phase"]["colors"]][::10]
+
+
+@pytest.mark.parametrize("trains", [["D"], ["10H", "8H"], ["6H", "4H", "2H", "1H'"]], ids=["D", "10H+8H", "mixed"])
+@pytest.mark.parametrize("path", LATE, ids=corpus_ids(LATE))
+def test_default_solver_agrees_with_reference_on_other_trains(path, trains):
+    """Late boards with trains their companies did not own: an unlimited D, long and short H trains."""
+    position, _ = load(path)
+    position = {**position, "trains": trains}
+    fast, plain = solve(position), solve(position, "reference")
+    assert fast["revenue"] == plain["revenue"], f"{path.name} {trains}: {fast['revenue']} vs reference {plain['revenue']}"
+    assert validate(position, fast["routes"])["revenue"] == fast["revenue"]
