@@ -25,9 +25,9 @@ FILES = sorted(CORPUS.glob("*.json"))
 N = ",track:narrow"
 
 
-def board(hexes: list[dict], trains: list, colors=("yellow", "green")) -> dict:
+def board(hexes: list[dict], trains: list) -> dict:
     return {"format": 1, "game": "18Ireland", "layout": "flat",
-            "phase": {"name": "4", "colors": list(colors)},
+            "phase": {"name": "4", "colors": ["yellow", "green"]},
             "hexes": hexes, "company": "CO", "trains": trains}
 
 
