@@ -135,8 +135,12 @@ def read_json(source: str | bytes | FilePath) -> Any:
         return json.loads(text)
     except FileNotFoundError:
         raise PositionError(str(source), "file not found") from None
+    except OSError as exc:
+        raise PositionError(str(source), f"cannot read: {exc.strerror or exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise PositionError("json", f"invalid JSON: {exc}") from None
+        # a file is named, so that the reader knows which of several inputs is wrong
+        where = str(source) if isinstance(source, FilePath) else "json"
+        raise PositionError(where, f"invalid JSON: {exc}") from None
 
 
 def unwrap(data: Any) -> dict:
