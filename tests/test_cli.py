@@ -1,0 +1,203 @@
+"""The ``routecalc`` command, in-process through ``routecalc.cli.main`` and
+once as a real process: solve (one file, several, --pretty, --solver),
+validate (exit 0, 1 on a violation, 2 on bad input) and demo."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from boards import city, line_board, offboard, route, town
+from routecalc.cli import main
+
+CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "generic"
+CORPUS_FILE = CORPUS / "1830" / "1830_game_end_bank-a145.json"  # oracle 250, exact
+
+# A 2 and a 3 on one line: the 3 takes offboard-city-city (40+30+20), the 2
+# the other side (20+50); they meet at A5.
+BOARD = line_board(offboard(40), city(30), city(20), town(50), city(10), token_at=2,
+                   trains=["3", "2"])
+BEST = 90 + 70
+
+
+def write(tmp_path: Path, name: str, data) -> str:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return str(path)
+
+
+def run(capsys, *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_solve_one_file_prints_the_answer(tmp_path, capsys):
+    code, out = run(capsys, "solve", write(tmp_path, "p.json", BOARD), "--solver", "reference")
+    assert code == 0
+    answer = json.loads(out)
+    assert (answer["revenue"], answer["status"], answer["bound"]) == (BEST, "optimal", BEST)
+    assert answer["solver"] == "reference"
+    assert answer["company"] == "A"
+    assert sorted(r["revenue"] for r in answer["routes"]) == [70, 90]
+    assert {r["train"] for r in answer["routes"]} == {"2", "3"}
+
+
+def test_solve_with_the_default_solver(tmp_path, capsys):
+    code, out = run(capsys, "solve", write(tmp_path, "p.json", BOARD))
+    assert code == 0
+    assert json.loads(out)["revenue"] == BEST
+
+
+def test_solve_accepts_the_corpus_wrapper(capsys):
+    code, out = run(capsys, "solve", str(CORPUS_FILE), "--solver", "reference")
+    assert code == 0
+    assert json.loads(out)["revenue"] == 250
+
+
+def test_solve_several_files_prints_one_line_each(tmp_path, capsys):
+    small = line_board(city(20), city(30), trains=["2"])
+    files = [write(tmp_path, "a.json", BOARD), write(tmp_path, "b.json", small)]
+    code, out = run(capsys, "solve", *files, "--solver", "reference")
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == 2
+    answers = [json.loads(line) for line in lines]
+    assert [(a["file"], a["revenue"]) for a in answers] == [(files[0], BEST), (files[1], 50)]
+
+
+def test_solve_batch_goes_on_after_a_bad_file(tmp_path, capsys):
+    files = [write(tmp_path, "bad.json", "{"), write(tmp_path, "good.json", BOARD)]
+    code, out = run(capsys, "solve", *files, "--solver", "reference")
+    assert code == 2
+    bad, good = (json.loads(line) for line in out.splitlines())
+    assert bad["file"] == files[0] and bad["where"] == files[0] and "invalid JSON" in bad["error"]
+    assert good["revenue"] == BEST
+
+
+def test_solve_pretty_prints_a_table(tmp_path, capsys):
+    code, out = run(capsys, "solve", write(tmp_path, "p.json", BOARD), "--pretty", "--solver", "reference")
+    assert code == 0
+    assert "A1-0 - A3-0 - A5-0" in out or "A5-0 - A3-0 - A1-0" in out
+    assert "total" in out and str(BEST) in out
+    assert "status optimal" in out and "solver reference" in out
+
+
+@pytest.mark.parametrize("content, where", [
+    ("{", "p.json"),
+    (json.dumps({"format": 1}), "game"),
+    (json.dumps(line_board(city(20), trains=["9Z"])), "trains[0]"),
+])
+def test_solve_bad_input_exits_2_naming_the_field(tmp_path, capsys, content, where):
+    path = write(tmp_path, "p.json", content)
+    code, out = run(capsys, "solve", path, "--solver", "reference")
+    assert code == 2
+    error = json.loads(out)
+    assert error["where"].endswith(where)
+    assert "Traceback" not in out
+
+
+def test_solve_missing_file_exits_2(tmp_path, capsys):
+    code, out = run(capsys, "solve", str(tmp_path / "none.json"))
+    assert code == 2
+    assert "file not found" in json.loads(out)["error"]
+
+
+def test_unknown_solver_is_refused_by_the_parser(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["solve", write(tmp_path, "p.json", BOARD), "--solver", "nope"])
+    assert exit_.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+# -- validate ----------------------------------------------------------------------------------
+
+VALID = [route("3", "A1-0", "A3-0", "A5-0"), route("2", "A5-0", "A7-0")]
+
+
+@pytest.mark.parametrize("routes", [{"routes": VALID}, VALID])
+def test_validate_scores_routes(tmp_path, capsys, routes):
+    pos, rts = write(tmp_path, "p.json", BOARD), write(tmp_path, "r.json", routes)
+    code, out = run(capsys, "validate", pos, rts)
+    assert code == 0
+    result = json.loads(out)
+    assert result["valid"] is True
+    assert result["revenue"] == 90 + 70
+    assert [r["revenue"] for r in result["routes"]] == [90, 70]
+    assert result["routes"][0]["stops"][0] == {"node": "A1-0", "type": "offboard", "value": 40}
+
+
+def test_validate_accepts_the_corpus_wrapper(tmp_path, capsys):
+    data = json.loads(CORPUS_FILE.read_text())
+    rts = write(tmp_path, "r.json", {"routes": data["reference"]["recorded"]["routes"]})
+    code, out = run(capsys, "validate", str(CORPUS_FILE), rts)
+    assert code == 0
+    assert json.loads(out)["revenue"] == sum(data["reference"]["recomputed"]["per_route"])
+
+
+def test_validate_violation_exits_1(tmp_path, capsys):
+    routes = [route("3", "A1-0", "A3-0", "A5-0", "A7-0")]
+    code, out = run(capsys, "validate", write(tmp_path, "p.json", BOARD), write(tmp_path, "r.json", routes))
+    assert code == 1
+    result = json.loads(out)
+    assert result["valid"] is False
+    assert result["violation"]["rule"] == "too_long"
+    assert result["violation"]["route"] == 0
+
+
+def test_validate_ambiguous_lists_choices(tmp_path, capsys):
+    board = line_board(city(20, edges=(0, 5)), city(40, edges=(3, 4)))
+    board["hexes"].append({"id": "B2", "code": "path=a:2,b:1"})
+    code, out = run(capsys, "validate", write(tmp_path, "p.json", board),
+                    write(tmp_path, "r.json", [route("2", "A1-0", "A3-0")]))
+    assert code == 1
+    violation = json.loads(out)["violation"]
+    assert violation["rule"] == "ambiguous"
+    assert violation["choices"] == [["A1", "A3"], ["A1", "B2", "A3"]]
+
+
+@pytest.mark.parametrize("routes, where", [
+    ("[", "r.json"),
+    ('{"route": []}', "routes"),
+    (json.dumps([route("2", "A1-0", "Q1-0")]), "routes[0].nodes[1]"),
+])
+def test_validate_bad_routes_exit_2(tmp_path, capsys, routes, where):
+    code, out = run(capsys, "validate", write(tmp_path, "p.json", BOARD), write(tmp_path, "r.json", routes))
+    assert code == 2
+    assert json.loads(out)["where"].endswith(where)
+
+
+def test_validate_bad_position_exits_2(tmp_path, capsys):
+    bad = dict(BOARD, layout="round")
+    code, out = run(capsys, "validate", write(tmp_path, "p.json", bad), write(tmp_path, "r.json", VALID))
+    assert code == 2
+    assert json.loads(out)["where"] == "layout"
+
+
+# -- demo and a real process ---------------------------------------------------------------------
+
+def test_demo_prints_the_bundled_example(capsys):
+    code, out = run(capsys, "demo", "--solver", "reference")
+    assert code == 0
+    assert "1830-late.json" in out
+    assert "total" in out and "status optimal" in out
+
+
+def routecalc_command() -> list[str]:
+    script = Path(sys.executable).parent / "routecalc"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "routecalc.cli"]
+
+
+def test_the_installed_command(tmp_path):
+    pos, rts = write(tmp_path, "p.json", BOARD), write(tmp_path, "r.json", {"routes": VALID})
+    solved = subprocess.run(routecalc_command() + ["solve", pos, "--solver", "reference"],
+                            capture_output=True, text=True, timeout=120)
+    assert solved.returncode == 0, solved.stderr
+    assert json.loads(solved.stdout)["revenue"] == BEST
+    checked = subprocess.run(routecalc_command() + ["validate", pos, rts], capture_output=True, text=True,
+                             timeout=120)
+    assert checked.returncode == 0, checked.stderr
+    assert json.loads(checked.stdout)["revenue"] == BEST
