@@ -29,7 +29,9 @@ def exhaustive_payment(stops: list[int], table: TrainTable, graph: TrackGraph, b
     pay = [int(p) for p in table.pay]
     fill = table.train.fill
     best = None
-    for k in range(len(stops), 0, -1):
+    # A train that pays every stop it visits has one admissible set: all of them.
+    sizes = [len(stops)] if table.train.pays_every_stop else range(len(stops), 0, -1)
+    for k in sizes:
         for paid in combinations(stops, k):
             counts = [0] * len(pay)
             for s in paid:
