@@ -87,13 +87,16 @@ class Grid:
         letter, number = (x, y) if self.x_axis == "letter" else (y, x)
         return f"{index_letters(letter)}{number + 1}"
 
-    def check_parity(self, cell_id: str) -> None:
-        """Hex boards hold only cells whose doubled coordinates share parity."""
+    def check_parity(self, cell_id: str, first: str) -> None:
+        """Hex boards hold only cells whose doubled coordinates share one parity,
+        that of the board's first cell ``first`` (even or odd, as the game's map has it)."""
         if not self.is_hex:
             return
-        x, y = self.coords(cell_id)
-        if (x + y) % 2:
-            raise PositionError(f"cell {cell_id}", "not a hex cell (x + y must be even in doubled coordinates)")
+        parity = sum(self.coords(cell_id)) % 2
+        if parity != sum(self.coords(first)) % 2:
+            names = ("even", "odd")
+            raise PositionError(f"cell {cell_id}", f"not on the board's hex grid: x + y is {names[parity]} here "
+                                                   f"but {names[1 - parity]} in {first} (doubled coordinates)")
 
     def neighbor_coords(self, x: int, y: int, edge: int) -> tuple[int, int]:
         dx, dy = EDGE_DELTAS[self.layout][edge]

@@ -186,7 +186,7 @@ def load_position(data: Any) -> Position:
         if not isinstance(cid, str):
             raise PositionError(f"hexes[{i}]", "missing or non-string 'id'")
         grid.coords(cid)
-        grid.check_parity(cid)
+        grid.check_parity(cid, next(iter(cells_raw), cid))
         if cid in cells_raw:
             raise PositionError(f"cell {cid}", "duplicate cell")
         for key in cell:

@@ -129,12 +129,23 @@ def test_track_connects_across_number_zero_cells():
     assert answer["routes"][0]["hexes"] == [["B0", "B2"]]
 
 
-@pytest.mark.parametrize("layout, bad", [("flat", "A2"), ("flat", "B1"), ("pointy", "A2")])
-def test_hex_cells_need_even_coordinate_sum(layout, bad):
+@pytest.mark.parametrize("layout, first, bad", [("flat", "A1", "A2"), ("flat", "B2", "B1"),
+                                                ("pointy", "A1", "A2"), ("flat", "A2", "A3")])
+def test_hex_cells_share_one_parity(layout, first, bad):
     with pytest.raises(PositionError) as err:
-        load_position(position([cell(bad)], layout=layout))
+        load_position(position([cell(first), cell(bad)], layout=layout))
     assert err.value.where == f"cell {bad}"
-    assert "x + y" in err.value.message
+    assert "x + y" in err.value.message and first in err.value.message
+
+
+def test_odd_parity_boards_are_hex_boards_too():
+    # 18Cuba's map (pointy) has Havana in B7 and Matanzas in B9: x + y is odd.
+    cells = [cell("B7", city(20, edges=(4,)), tokens=[["A"]]), cell("B9", city(30, edges=(1, 4))),
+             cell("C10", "")]
+    loaded = load_position(position(cells, layout="pointy"))
+    assert loaded.cells["B7"].neighbors == {4: "B9"}
+    assert loaded.cells["B9"].neighbors == {1: "B7", 5: "C10"}
+    assert validate(loaded, [route("2", "B7-0", "B9-0")])["revenue"] == 50
 
 
 def test_square_boards_take_every_cell():
