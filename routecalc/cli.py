@@ -8,12 +8,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import api
 from .errors import PositionError, RouteViolation
 from .model import load_position, read_json
-from .solvers import DEFAULT_SOLVER, SOLVERS
+from .solvers import DEFAULT_SOLVER, SOLVERS, warm_up
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DEMO_FIXTURE = FIXTURES / "1830-late.json"
@@ -43,11 +44,30 @@ def print_pretty(answer: dict, title: str = "") -> None:
                   + ", ".join(f"{k} {v}" for k, v in stats.items()))
 
 
+@contextmanager
+def progress_bar(enabled: bool, label: str):
+    """A progress callback drawing a bar on standard error (solvers call it
+    only on solves longer than a moment), or None."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=1.0)
+        yield lambda fraction: bar.update(task, completed=fraction)
+
+
 def cmd_solve(args) -> int:
     code = 0
+    if args.solver == "fast":
+        warm_up()
     for path in args.positions:
         try:
-            answer = api.solve(_load(path), args.solver, time_limit=args.time_limit)
+            with progress_bar(args.progress, path) as progress:
+                answer = api.solve(_load(path), args.solver, time_limit=args.time_limit,
+                                   route_limit=args.route_limit, progress=progress)
         except PositionError as exc:
             out = {"file": path, "error": str(exc), "where": exc.where}
             print(json.dumps(out), flush=True)
@@ -133,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("positions", nargs="+", metavar="POSITION.json")
     solve.add_argument("--solver", default=DEFAULT_SOLVER, choices=sorted(SOLVERS))
     solve.add_argument("--time-limit", type=float, default=None, help="seconds")
+    solve.add_argument("--route-limit", type=int, default=None, metavar="N",
+                       help="routes enumerated per train at most (the answer may then be feasible, not optimal)")
+    solve.add_argument("--progress", action="store_true", help="a progress bar on standard error for long solves")
     solve.add_argument("--pretty", action="store_true", help="a readable table")
     solve.set_defaults(func=cmd_solve)
 

@@ -129,7 +129,7 @@ def grown(buf: RouteBuffer) -> RouteBuffer:
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _can_move(g, walk, pt, st, d, k, frm, first):
     """May the route at depth ``d`` go on along adjacency entry ``k`` of stop
     ``frm``? ``first``: the connection is the first of the whole route."""
@@ -163,7 +163,7 @@ def _can_move(g, walk, pt, st, d, k, frm, first):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _push(g, pt, st, d, k, leg_b):
     """Move along adjacency entry ``k`` to depth ``d + 1``."""
     e = d + 1
@@ -197,7 +197,7 @@ def _push(g, pt, st, d, k, leg_b):
     st.depth[0] = e
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _start(g, walk, pt, st, t):
     """Put start ``t`` on the empty stack; False if the train cannot stop there."""
     grp = pt.group[t]

@@ -20,6 +20,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..errors import PositionError
 from ..graph import TOKEN, TrackGraph, compile_position
 from ..kernels import combination as comb
 from ..kernels import enumeration as enum
@@ -30,8 +31,8 @@ from ..rules import require_implemented
 from ..scoring import TrainTable, pay_table, train_tables
 from ..validate import score_route
 
-#: Kernel steps between two looks at the clock (a few milliseconds each).
-CHUNK = 200_000
+#: Kernel steps between two looks at the clock (some milliseconds).
+CHUNK = 20_000
 #: Initial route buffer size (grown by doubling).
 FIRST_BUFFER = 4096
 
@@ -44,7 +45,8 @@ class TrainRoutes:
     pay: PayTable
     mask: np.ndarray
     revenue: np.ndarray
-    walks: list[tuple[int, np.ndarray, int]]  # (start T, connections, connections in leg A)
+    buffer: enum.RouteBuffer  # the walks, to rebuild the chosen routes
+    rows: np.ndarray  # buffer row of each kept route
     enumerated: int  # valid routes met, dominated ones included
     complete: bool
     upper: int  # no route of this train earns more
@@ -107,11 +109,9 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
     rows = np.ascontiguousarray(mask[order]).view(np.dtype((np.void, 8 * mask.shape[1]))).ravel()
     _, first = np.unique(rows, return_index=True)
     keep = order[np.sort(first)]
-    walks = [(int(buf.origin[r]), buf.conns[buf.start[r]:buf.start[r] + buf.length[r]].copy(), int(buf.split[r]))
-             for r in keep]
     best = int(revenue[keep[0]]) if len(keep) else 0
     upper = best if complete else max(best, int(max_route_value(np.arange(graph.num_stops, dtype=np.int64), pay)))
-    return TrainRoutes(table, pay, np.ascontiguousarray(mask[keep]), revenue[keep].copy(), walks,
+    return TrainRoutes(table, pay, np.ascontiguousarray(mask[keep]), revenue[keep].copy(), buf, keep,
                        int(state.stats[0]), complete, upper)
 
 
@@ -124,8 +124,11 @@ def _first_leg_share(graph: TrackGraph, state: enum.DfsState) -> float:
     return (int(state.adj_k[1]) - lo) / max(hi - lo, 1)
 
 
-def rebuild(graph: TrackGraph, origin: int, conns: np.ndarray, split: int) -> tuple[list[int], list[int]]:
-    """Stops and connections of a route: leg A reversed, then leg B."""
+def rebuild(graph: TrackGraph, buf: enum.RouteBuffer, row: int) -> tuple[list[int], list[int]]:
+    """Stops and connections of a kept route: leg A reversed, then leg B."""
+    origin, split = int(buf.origin[row]), int(buf.split[row])
+    conns = buf.conns[buf.start[row]:buf.start[row] + buf.length[row]]
+
     def leg(cs) -> list[int]:
         stops = [origin]
         for c in cs:
@@ -141,6 +144,9 @@ def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limi
                route_limit: int | None = None, progress: Callable[[float], None] | None = None) -> dict:
     """Best routes of the operating company: exact unless a limit stops it."""
     require_implemented(position.rules)
+    if route_limit is not None and (isinstance(route_limit, bool) or not isinstance(route_limit, int)
+                                    or route_limit < 1):
+        raise PositionError("route_limit", f"must be a whole number >= 1, got {route_limit!r}")
     clock = _Clock(time_limit, progress)
     graph = graph or compile_position(position)
     tables = train_tables(graph)
@@ -177,8 +183,7 @@ def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limi
         if r < 0:
             continue
         found = owners[order[pos]]
-        origin, conns, split = found.walks[r]
-        stops, conn_list = rebuild(graph, origin, conns, split)
+        stops, conn_list = rebuild(graph, found.buffer, int(found.rows[r]))
         route = score_route(Route(order[pos], stops, conn_list), found.table, graph)
         if route.revenue != found.revenue[r]:
             raise AssertionError(f"payment kernel priced a route {found.revenue[r]}, the validator {route.revenue}")
@@ -205,7 +210,8 @@ def _nothing(graph: TrackGraph, table: TrainTable, pay: PayTable) -> TrainRoutes
     """A train the clock left no time to enumerate."""
     words = graph.conn_mask.shape[1]
     upper = int(max_route_value(np.arange(graph.num_stops, dtype=np.int64), pay))
-    return TrainRoutes(table, pay, np.zeros((0, words), np.uint64), np.zeros(0, np.int64), [], 0, False, upper)
+    return TrainRoutes(table, pay, np.zeros((0, words), np.uint64), np.zeros(0, np.int64),
+                       enum.new_buffer(1, 1, words), np.zeros(0, np.int64), 0, False, upper)
 
 
 def _route_lists(order: list[int], tables: list[TrainTable], per_train: dict):

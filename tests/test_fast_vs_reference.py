@@ -1,0 +1,128 @@
+"""The fast solver against the reference solver on random small boards.
+
+The reference solver lists every valid route with the validator's own
+check and pays each by brute force; the fast solver must find exactly its
+optimum, list exactly as many valid routes, and answer routes the
+validator accepts at the revenue it claims. The payment kernel (shared by
+the validator and the fast solver) must match the brute force on every
+route the reference lists. Limits and progress are checked on corpus
+positions with known optima.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from strategies import positions
+
+from routecalc import cli
+from routecalc.errors import PositionError
+from routecalc.graph import compile_position
+from routecalc.model import load_position, load_position_file
+from routecalc.scoring import best_payment, train_tables
+from routecalc.solvers import DEFAULT_SOLVER, fast
+from routecalc.solvers.fast import solve_fast
+from routecalc.solvers.reference import enumerate_routes, solve_reference
+from routecalc.validate import RouteSetValidator
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "generic" / "1867"
+CNR = CORPUS / "navig18xx_1867_bc_CNR.json"  # oracle 1150
+needs_corpus = pytest.mark.skipif(not CNR.exists(), reason="corpus not present")
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions())
+def test_fast_equals_reference(position_json):
+    position = load_position(position_json)
+    graph = compile_position(position)
+    want = solve_reference(position, graph)
+    got = solve_fast(position, graph)
+    assert got["revenue"] == want["revenue"]
+    assert got["status"] == "optimal" and got["bound"] == got["revenue"]
+    assert got["stats"]["routes_enumerated"] == want["stats"]["routes_enumerated"]
+    checked = RouteSetValidator(position, graph).validate(got["routes"])
+    assert checked["revenue"] == got["revenue"]
+    assert [r["revenue"] for r in checked["routes"]] == [r["revenue"] for r in got["routes"]]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(max_trains=2))
+def test_payment_kernel_equals_brute_force(position_json):
+    """Every valid route the reference lists is paid alike by the kernel."""
+    position = load_position(position_json)
+    graph = compile_position(position)
+    bonuses = position.rules.bonuses(position)
+    for table in train_tables(graph):
+        for route in enumerate_routes(graph, table):
+            revenue, paid = best_payment(route.stops, table, graph, bonuses)
+            assert revenue == route.revenue, (route.stops, route.paid, paid)
+
+
+def test_fast_is_the_default():
+    assert DEFAULT_SOLVER == "fast"
+
+
+@needs_corpus
+def test_route_limit_gives_feasible_answer_with_true_bound():
+    position = load_position_file(CNR)
+    answer = solve_fast(position, route_limit=500)
+    assert answer["status"] == "feasible"
+    assert answer["revenue"] <= 1150 <= answer["bound"]
+    assert RouteSetValidator(position).validate(answer["routes"])["revenue"] == answer["revenue"]
+
+
+@needs_corpus
+def test_time_limit_gives_feasible_answer_with_true_bound(monkeypatch):
+    monkeypatch.setattr(fast, "CHUNK", 50)  # look at the clock often
+    position = load_position_file(CNR)
+    answer = solve_fast(position, time_limit=1e-6)
+    assert answer["status"] == "feasible"
+    assert answer["revenue"] <= 1150 <= answer["bound"]
+    assert RouteSetValidator(position).validate(answer["routes"])["revenue"] == answer["revenue"]
+
+
+@needs_corpus
+def test_progress_reports_growing_fractions(monkeypatch):
+    monkeypatch.setattr(fast, "CHUNK", 2000)
+    seen: list[float] = []
+    answer = solve_fast(load_position_file(CNR), progress=seen.append)
+    assert answer["revenue"] == 1150 and answer["status"] == "optimal"
+    assert len(seen) > 3
+    assert seen == sorted(seen) and 0 <= seen[0] and seen[-1] == 1.0
+
+
+def test_progress_is_quiet_on_short_solves():
+    seen: list[float] = []
+    solve_fast(load_position_file(cli.DEMO_FIXTURE), progress=seen.append)
+    assert seen == []
+
+
+@pytest.mark.parametrize("limit", [0, -3, 2.5, True])
+def test_bad_route_limit_is_a_position_error(limit):
+    with pytest.raises(PositionError, match="route_limit"):
+        solve_fast(load_position_file(cli.DEMO_FIXTURE), route_limit=limit)
+
+
+def test_identical_trains_share_one_list_and_stay_exact():
+    """Three identical trains: enumerated once, answer equals the reference."""
+    position = load_position_file(cli.DEMO_FIXTURE)
+    position.trains = [position.trains[0]] * 3
+    got, want = solve_fast(position), solve_reference(position)
+    assert got["revenue"] == want["revenue"]
+    assert got["stats"]["routes_enumerated"] == want["stats"]["routes_enumerated"]
+
+
+def test_warm_up_solves_its_tiny_position():
+    assert fast.warm_up() > 0
+
+
+@needs_corpus
+def test_cli_progress_and_route_limit(capsys):
+    assert cli.main(["solve", str(CNR), "--progress", "--route-limit", "300"]) == 0
+    import json
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["status"] == "feasible" and answer["bound"] >= 1150 >= answer["revenue"]
+    assert answer["stats"]["routes_kept"] <= 600
+
