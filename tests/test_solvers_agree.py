@@ -1,0 +1,101 @@
+"""Every solver finds the same optimum on random small boards.
+
+The reference solver (plain enumeration, brute-force payment) is the
+oracle; CP-SAT (no enumeration), set packing and, once it exists, the fast
+solver must reach exactly its revenue, with routes the validator accepts
+and scores at that revenue. Express, ``n+m``, ``fill`` and multiplier
+trains come from the shared strategy; :func:`express_positions` makes sure
+enough boards carry them.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import positions
+
+from routecalc.graph import compile_position
+from routecalc.model import load_position
+from routecalc.solvers import SOLVERS, Limits
+from routecalc.validate import RouteSetValidator
+
+CHECKED = [name for name in ("cpsat", "packing", "fast", "auto") if name in SOLVERS]
+
+#: trains whose paying stops are a choice, or whose revenue is multiplied
+CHOICE_TRAINS = st.sampled_from([
+    "2E", "3E", "1E",
+    {"name": "3x2", "distance": 3, "multiplier": 2},
+    {"name": "2+2f", "fill": True, "distance": [{"nodes": ["city", "offboard"], "pay": 2, "visit": 2},
+                                             {"nodes": ["town"], "pay": 2, "visit": 2}]},
+    {"name": "3F", "fill": True, "distance": [{"nodes": ["city", "offboard"], "pay": 3, "visit": 3},
+                                            {"nodes": ["town"], "pay": 0, "visit": 99}]},
+    {"name": "2+2E", "multiplier": 2, "fill": True,
+     "distance": [{"nodes": ["offboard"], "pay": 2, "visit": 2},
+                  {"nodes": ["city", "town"], "pay": 0, "visit": 99}]},
+    {"name": "2+1x", "distance": [{"nodes": ["city"], "pay": 2, "visit": 3, "multiplier": 2},
+                                  {"nodes": ["town", "offboard"], "pay": 1, "visit": 2}]},
+])
+
+
+@st.composite
+def express_positions(draw) -> dict:
+    """A random position whose first train is an express or multiplier train."""
+    position = draw(positions(max_trains=2))
+    position["trains"] = [draw(CHOICE_TRAINS)] + position["trains"]
+    return position
+
+
+def distinct_names(position_json: dict) -> dict:
+    """Give trains that share a name but differ a name of their own.
+
+    A route names its train only by name, so the validator gives a route to
+    the first free train of that name; two different train objects under
+    one name (the shared strategy draws such pairs) would make a correct
+    answer look invalid.
+    """
+    trains = position_json["trains"]
+    names = [t if isinstance(t, str) else t["name"] for t in trains]
+    for i, train in enumerate(trains):
+        if isinstance(train, dict) and any(n == names[i] and t != train for n, t in zip(names, trains)):
+            trains[i] = {**train, "name": f"{names[i]}#{i}"}
+    return position_json
+
+
+def check_agreement(position_json: dict) -> int:
+    position = load_position(distinct_names(position_json))
+    graph = compile_position(position)
+    expected = SOLVERS["reference"](position, graph, Limits())
+    validator = RouteSetValidator(position, graph)
+    for name in CHECKED:
+        got = SOLVERS[name](position, graph, Limits())
+        assert (name, got["revenue"], got["status"]) == (name, expected["revenue"], "optimal")
+        assert got["bound"] == got["revenue"]
+        assert validator.validate(got["routes"])["revenue"] == expected["revenue"]
+    return expected["revenue"]
+
+
+AGREE = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@AGREE
+@given(positions())
+def test_solvers_agree_on_random_boards(position_json):
+    check_agreement(position_json)
+
+
+@settings(AGREE, max_examples=150)
+@given(express_positions())
+def test_solvers_agree_with_express_and_multiplier_trains(position_json):
+    check_agreement(position_json)
+
+
+def test_the_agreement_is_not_vacuous():
+    """At least one solver besides the reference is under test, and a board
+    with a known revenue passes through the same check."""
+    from boards import city, line_board
+
+    assert "cpsat" in CHECKED
+    board = line_board(city(20), city(30), city(40), trains=["2", {"name": "2x", "distance": 2, "multiplier": 2}],
+                       token_at=1)
+    # token on the 30: the doubled 2-train runs 30+40 (140), the 2-train 20+30 (50)
+    assert check_agreement(board) == 190
