@@ -163,7 +163,7 @@ def load_position(data: Any) -> Position:
     for key in ("format", "game", "layout", "phase", "hexes", "company", "trains"):
         if key not in data:
             raise PositionError(key, "missing")
-    if data["format"] != 1:
+    if data["format"] != 1 or not isinstance(data["format"], int) or isinstance(data["format"], bool):
         raise PositionError("format", f"unsupported format {data['format']!r} (only 1)")
     rules = get_rules(data["game"])
     grid = Grid.make(data["layout"], data.get("axes"))

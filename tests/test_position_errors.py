@@ -83,6 +83,8 @@ def test_unknown_top_level_key():
 @pytest.mark.parametrize("key, value, fragment", [
     ("format", 2, "unsupported format 2"),
     ("format", "1", "unsupported format"),
+    ("format", True, "unsupported format"),
+    ("format", 1.0, "unsupported format"),
     ("layout", "hexagonal", "unknown layout 'hexagonal'"),
     ("layout", ["flat"], "unknown layout"),
     ("phase", ["yellow"], "colors"),
