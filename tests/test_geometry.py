@@ -259,3 +259,19 @@ def test_track_continues_through_plain_track_cells():
     answer = validate(position(cells), [route("2", "A1-0", "A7-0")])
     assert answer["routes"][0]["hexes"] == [["A1", "A3", "A5", "A7"]]
     assert answer["revenue"] == 30
+
+
+# -- lanes ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("far_lane, joined", [("2.1", True), ("2.0", False), ("3.1", False)])
+def test_lanes_meet_mirrored_across_an_edge(far_lane, joined):
+    # Seen from the other side, lane i of w is lane w - 1 - i.
+    cells = [cell("A1", "city=revenue:20;path=a:0,b:_0,a_lane:2.0", tokens=[["A"]]),
+             cell("A3", f"city=revenue:30;path=a:3,b:_0,a_lane:{far_lane}")]
+    routes = [route("2", "A1-0", "A3-0")]
+    if joined:
+        assert validate(position(cells), routes)["revenue"] == 50
+    else:
+        with pytest.raises(RouteViolation) as err:
+            validate(position(cells), routes)
+        assert err.value.rule == "not_connected"
