@@ -201,3 +201,14 @@ def test_the_installed_command(tmp_path):
                              timeout=120)
     assert checked.returncode == 0, checked.stderr
     assert json.loads(checked.stdout)["revenue"] == BEST
+
+
+def test_a_reader_that_goes_away_is_no_error(tmp_path):
+    # ``routecalc solve ... | head``: the pipe closes before the answer is written.
+    proc = subprocess.Popen(routecalc_command() + ["solve", write(tmp_path, "p.json", BOARD), "--solver",
+                                                   "reference"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0
+    assert "Traceback" not in stderr
