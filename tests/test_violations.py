@@ -498,3 +498,14 @@ def test_two_lanes_carry_two_routes():
     assert revenue(pos, routes) == 100
     err = violation(pos, routes + [route("2", "A1-0", "A3-0")])
     assert (err.rule, err.route) == ("track_reused", 2)
+
+
+def test_no_change_of_track_where_paths_cross():
+    # C5 holds two crossing paths, 0-3 and 1-4: C7 reaches C3, not B6.
+    cells = [cell("C5", track((0, 3), (1, 4))),
+             cell("C7", city(20, edges=(3,)), tokens=[["A"]]),
+             cell("C3", city(30, edges=(0,))),
+             cell("B6", city(40, edges=(4,)))]
+    pos = position(cells)
+    assert revenue(pos, [route("2", "C7-0", "C3-0")]) == 50
+    assert violation(pos, [route("2", "C7-0", "B6-0")]).rule == "not_connected"
