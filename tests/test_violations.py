@@ -509,3 +509,7 @@ def test_no_change_of_track_where_paths_cross():
     pos = position(cells)
     assert revenue(pos, [route("2", "C7-0", "C3-0")]) == 50
     assert violation(pos, [route("2", "C7-0", "B6-0")]).rule == "not_connected"
+
+
+def test_no_routes_earn_nothing():
+    assert validate(line_board(city(20), city(30)), {"routes": []}) == {"routes": [], "revenue": 0}
