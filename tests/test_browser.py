@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,8 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "1830-late.json"
+CORPUS_FILE = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "generic" / "1830" \
+    / "1830_game_end_bank-a145.json"
 
 
 @pytest.fixture(scope="module")
@@ -76,4 +79,17 @@ def test_bad_input_shows_the_named_error(page):
     page.click("#solve")
     page.wait_for_selector("#status.error")
     assert page.text_content("#status").startswith("Not JSON")
+    assert errors == []
+
+
+def test_upload_a_corpus_file_and_solve(page):
+    page, errors = page
+    oracle = json.loads(CORPUS_FILE.read_text())["reference"]["oracle"]
+    assert oracle["exact"]
+    page.set_input_files("#upload", str(CORPUS_FILE))
+    page.wait_for_function("document.getElementById('position').value.includes('reference')")
+    page.click("#solve")
+    page.wait_for_function(f"document.getElementById('revenue-total').textContent === '{oracle['total']}'")
+    assert page.get_attribute("#status", "data-revenue") == str(oracle["total"])
+    assert page.locator("#board svg polyline.route").count() == page.locator("#revenue tbody tr").count() > 0
     assert errors == []
