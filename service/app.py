@@ -311,7 +311,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/healthz", response_model=schemas.Health, summary="Liveness, solvers, load")
     async def healthz():
         return {"status": "ok", "solvers": list(solvers.SOLVERS), "default_solver": solvers.DEFAULT_SOLVER,
-                "solves_running": running, "max_time_limit": settings.max_time_limit}
+                "jobs_running": running, "max_time_limit": settings.max_time_limit}
 
     @app.get("/", include_in_schema=False)
     async def index():

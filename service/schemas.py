@@ -177,5 +177,5 @@ class Health(BaseModel):
     status: Literal["ok"]
     solvers: list[str]
     default_solver: str
-    solves_running: int
+    jobs_running: int = Field(description="engine jobs (solve, validate, render) running now")
     max_time_limit: float

@@ -111,13 +111,13 @@ def test_healthz_answers_while_a_long_solve_runs(client, monkeypatch):
         t0 = time.perf_counter()
         health = client.get("/healthz")
         waited = time.perf_counter() - t0
-        assert health.status_code == 200 and health.json()["solves_running"] == 1
+        assert health.status_code == 200 and health.json()["jobs_running"] == 1
         assert waited < 2.0, f"healthz took {waited:.2f} s while a solve ran"
     finally:
         release.set()
         solve.join(60)
     assert result["r"].status_code == 200
-    assert client.get("/healthz").json()["solves_running"] == 0
+    assert client.get("/healthz").json()["jobs_running"] == 0
 
 
 @pytest.mark.parametrize("params, where", [
