@@ -93,6 +93,25 @@ def test_solver_names_are_read_at_request_time_and_time_limit_is_capped(client, 
     assert "probe" in client.get("/healthz").json()["solvers"]
 
 
+def test_a_solve_stopped_by_its_time_limit_answers_its_best_run(client):
+    """navig18xx's CNR (optimum 1150, 67,948 paths) cannot be proven in 50 ms."""
+    entry = json.loads((CORPUS / "generic" / "1867" / "navig18xx_1867_bc_CNR.json").read_text())
+    optimum = entry["reference"]["oracle"]["total"]
+    t0 = time.perf_counter()
+    r = client.post("/v1/solve", params={"time_limit": 0.05}, json=entry)
+    waited = time.perf_counter() - t0
+    assert r.status_code == 200
+    answer = r.json()
+    assert answer["time_limit"] == 0.05
+    if answer["status"] == "optimal":
+        assert answer["revenue"] == optimum
+    else:
+        assert answer["status"] == "feasible"
+        assert answer["revenue"] <= optimum <= answer["bound"]
+        assert sum(route["revenue"] for route in answer["routes"]) == answer["revenue"]
+    assert waited < 15, f"a 50 ms solve took {waited:.1f} s"
+
+
 def test_healthz_answers_while_a_long_solve_runs(client, monkeypatch):
     started, release = threading.Event(), threading.Event()
 
