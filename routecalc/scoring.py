@@ -20,8 +20,7 @@ import numpy as np
 
 from .errors import PositionError
 from .graph import CATEGORY_CODES, TOKEN, TrackGraph
-from .kernels.payment import CONNECT, VISIT, PayTable
-from .kernels.payment import best_payment as payment_kernel
+from .kernels.payment import CONNECT, VISIT, PayTable, pay, pay_work
 from .rules.base import Bonus
 from .trains import Train
 
@@ -137,9 +136,8 @@ def best_payment(stops: list[int], table: TrainTable, graph: TrackGraph,
                  bonuses: list[Bonus]) -> tuple[int, list[int]] | None:
     """Best (revenue, paying stops) for a visited sequence, or None if no
     choice of paying stops includes a company token. Limits must already hold."""
-    route = np.array(stops, dtype=np.int64)
-    paid = np.zeros(len(route), dtype=np.bool_)
-    revenue = payment_kernel(route, len(route), pay_table(table, graph, bonuses), paid)
+    work = pay_work(np.array(stops, dtype=np.int64), len(table.pay))
+    revenue = pay(len(stops), pay_table(table, graph, bonuses), work)
     if revenue < 0:
         return None
-    return int(revenue), [s for s, p in zip(stops, paid) if p]
+    return int(revenue), [s for s, p in zip(stops, work.paid_out) if p]

@@ -42,9 +42,14 @@ def test_fast_equals_reference(position_json):
     assert got["revenue"] == want["revenue"]
     assert got["status"] == "optimal" and got["bound"] == got["revenue"]
     assert got["stats"]["routes_enumerated"] == want["stats"]["routes_enumerated"]
-    checked = RouteSetValidator(position, graph).validate(got["routes"])
+    validator = RouteSetValidator(position, graph)
+    checked = validator.validate(got["routes"])
     assert checked["revenue"] == got["revenue"]
     assert [r["revenue"] for r in checked["routes"]] == [r["revenue"] for r in got["routes"]]
+    # Stopped early, the answer is still valid and its bound still true.
+    limited = solve_fast(position, graph, route_limit=2)
+    assert limited["revenue"] <= want["revenue"] <= limited["bound"]
+    assert validator.validate(limited["routes"])["revenue"] == limited["revenue"]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

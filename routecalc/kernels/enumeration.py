@@ -13,7 +13,7 @@ is A reversed, then B. Each route is produced once:
 Every state of the stack with two or more stops is a structurally valid
 route (the walk never passes a blocked city, an offboard or a terminal
 path, never reuses track, stop or group, never exceeds the train's limits),
-so each one is priced by :func:`~.payment.best_payment`. A route is kept
+so each one is priced by :func:`~.payment.pay`. A route is kept
 only when it earns more than every route on its stack below it: those are
 sub-routes (a subset of its track), so a kept sub-route dominates it in any
 combination. The search writes kept routes into preallocated buffers and
@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .payment import best_payment
+from .payment import pay, pay_work
 
 DONE, PAUSED, FULL, LIMIT = 0, 1, 2, 3
 # stop flags of routecalc.graph
@@ -129,170 +129,181 @@ def grown(buf: RouteBuffer) -> RouteBuffer:
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _can_move(g, walk, pt, st, d, k, frm, first):
-    """May the route at depth ``d`` go on along adjacency entry ``k`` of stop
-    ``frm``? ``first``: the connection is the first of the whole route."""
-    c = g.adj_conn[k]
-    nxt = g.adj_other[k]
-    if not g.conn_gauge[c] & walk.gauge_bit or st.on_path[nxt]:
-        return False
-    if pt.token[nxt] and nxt < st.stop[0]:
-        return False  # this route is found from its lowest token stop
-    grp = pt.group[nxt]
-    if grp < 0 or st.count[d, grp] >= walk.visit[grp] or g.groups[nxt] & st.groups[d]:
-        return False
-    start_terminal = g.conn_terminal[c] & (1 if g.adj_forward[k] else 2)
-    if start_terminal and not first:
-        return False
-    if walk.hex_limit >= 0 and st.edges[d] + g.conn_edges[c] > walk.hex_limit:
-        return False
-    for w in range(st.mask.shape[1]):
-        if g.conn_mask[c, w] & st.mask[d, w]:
-            return False
-    if walk.no_hex_twice:
-        if g.conn_revisits[c]:
-            return False
-        here = g.cell[frm]
-        for w in range(st.cells.shape[1]):
-            new = g.conn_cells[c, w]
-            if w == here >> 6:
-                new &= ~(np.uint64(1) << np.uint64(here & 63))
-            if new & st.cells[d, w]:
-                return False
-    return True
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _push(g, pt, st, d, k, leg_b):
-    """Move along adjacency entry ``k`` to depth ``d + 1``."""
-    e = d + 1
-    c = g.adj_conn[k]
-    nxt = g.adj_other[k]
-    forward = g.adj_forward[k]
-    st.stop[e] = nxt
-    st.conn[e] = c
-    st.adj_k[e] = k
-    st.next_k[e] = g.adj_start[nxt]
-    st.phase[e] = 0
-    st.leg_b[e] = leg_b
-    st.split[e] = st.split[d] if leg_b else e
-    far_terminal = g.conn_terminal[c] & (2 if forward else 1)
-    st.closed[e] = (g.flags[nxt] & (END_ONLY | BLOCKED)) != 0 or far_terminal != 0
-    if d == 0:
-        start_terminal = g.conn_terminal[c] & (1 if forward else 2)
-        st.pass_t[e] = (g.flags[st.stop[0]] & (END_ONLY | BLOCKED)) == 0 and start_terminal == 0
-    else:
-        st.pass_t[e] = st.pass_t[d]
-    for w in range(st.mask.shape[1]):
-        st.mask[e, w] = st.mask[d, w] | g.conn_mask[c, w]
-    for w in range(st.cells.shape[1]):
-        st.cells[e, w] = st.cells[d, w] | g.conn_cells[c, w]
-    st.groups[e] = st.groups[d] | g.groups[nxt]
-    for j in range(st.count.shape[1]):
-        st.count[e, j] = st.count[d, j]
-    st.count[e, pt.group[nxt]] += 1
-    st.edges[e] = st.edges[d] + g.conn_edges[c]
-    st.on_path[nxt] = True
-    st.depth[0] = e
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _start(g, walk, pt, st, t):
-    """Put start ``t`` on the empty stack; False if the train cannot stop there."""
-    grp = pt.group[t]
-    if grp < 0 or walk.visit[grp] < 1:
-        return False
-    st.stop[0] = t
-    st.next_k[0] = g.adj_start[t]
-    st.phase[0] = 0
-    st.leg_b[0] = False
-    st.split[0] = 0
-    st.closed[0] = False
-    st.mask[0, :] = 0
-    st.cells[0, :] = 0
-    here = g.cell[t]
-    st.cells[0, here >> 6] = np.uint64(1) << np.uint64(here & 63)
-    st.groups[0] = g.groups[t]
-    st.count[0, :] = 0
-    st.count[0, grp] = 1
-    st.edges[0] = 0
-    st.best[0] = 0
-    st.on_path[t] = True
-    st.depth[0] = 0
-    return True
-
-
 @njit(cache=True, nogil=True)
 def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit):
     """Run the search on from ``st``; returns DONE, PAUSED, FULL or LIMIT."""
-    paid = np.zeros(st.stop.shape[0], dtype=np.bool_)
-    cap_routes = out.revenue.shape[0]
-    cap_conns = out.conns.shape[0]
+    # Arrays come out of their tuples once: inside the loop numba would count
+    # references on every access. The helpers are closures, which numba
+    # inlines, for the same reason.
+    adj_start, adj_conn, adj_other, adj_forward = g.adj_start, g.adj_conn, g.adj_other, g.adj_forward
+    flags, groups, cell = g.flags, g.groups, g.cell
+    conn_mask, conn_cells, conn_edges = g.conn_mask, g.conn_cells, g.conn_edges
+    conn_gauge, conn_terminal, conn_revisits = g.conn_gauge, g.conn_terminal, g.conn_revisits
+    visit, hex_limit, gauge_bit, no_hex_twice = walk.visit, walk.hex_limit, walk.gauge_bit, walk.no_hex_twice
+    token, group = pt.token, pt.group
+    stop, conn, adj_k, next_k, phase = st.stop, st.conn, st.adj_k, st.next_k, st.phase
+    leg_b, split, closed, pass_t = st.leg_b, st.split, st.closed, st.pass_t
+    mask, cells, used_groups, count = st.mask, st.cells, st.groups, st.count
+    edges, best, on_path, stats, depth = st.edges, st.best, st.on_path, st.stats, st.depth
+    words, cell_words, num_groups = mask.shape[1], cells.shape[1], count.shape[1]
+    out_mask, out_revenue, out_origin = out.mask, out.revenue, out.origin
+    out_start, out_length, out_split, out_conns, out_used = out.start, out.length, out.split, out.conns, out.used
+    cap_routes, cap_conns = out_revenue.shape[0], out_conns.shape[0]
+    work = pay_work(stop, num_groups)
+
+    def can_move(d, k, frm, first):
+        """May the route at depth d go on along adjacency entry k of stop frm?
+        first: the connection is the first of the whole route."""
+        c = adj_conn[k]
+        nxt = adj_other[k]
+        if not conn_gauge[c] & gauge_bit or on_path[nxt]:
+            return False
+        if token[nxt] and nxt < stop[0]:
+            return False  # this route is found from its lowest token stop
+        grp = group[nxt]
+        if grp < 0 or count[d, grp] >= visit[grp] or groups[nxt] & used_groups[d]:
+            return False
+        if conn_terminal[c] & (1 if adj_forward[k] else 2) and not first:
+            return False
+        if hex_limit >= 0 and edges[d] + conn_edges[c] > hex_limit:
+            return False
+        for w in range(words):
+            if conn_mask[c, w] & mask[d, w]:
+                return False
+        if no_hex_twice:
+            if conn_revisits[c]:
+                return False
+            here = cell[frm]
+            for w in range(cell_words):
+                new = conn_cells[c, w]
+                if w == here >> 6:
+                    new &= ~(np.uint64(1) << np.uint64(here & 63))
+                if new & cells[d, w]:
+                    return False
+        return True
+
+    def push(d, k, on_leg_b):
+        """Move along adjacency entry k to depth d + 1."""
+        e = d + 1
+        c = adj_conn[k]
+        nxt = adj_other[k]
+        forward = adj_forward[k]
+        stop[e] = nxt
+        conn[e] = c
+        adj_k[e] = k
+        next_k[e] = adj_start[nxt]
+        phase[e] = 0
+        leg_b[e] = on_leg_b
+        split[e] = split[d] if on_leg_b else e
+        closed[e] = (flags[nxt] & (END_ONLY | BLOCKED)) != 0 or (conn_terminal[c] & (2 if forward else 1)) != 0
+        if d == 0:
+            start_terminal = conn_terminal[c] & (1 if forward else 2)
+            pass_t[e] = (flags[stop[0]] & (END_ONLY | BLOCKED)) == 0 and start_terminal == 0
+        else:
+            pass_t[e] = pass_t[d]
+        for w in range(words):
+            mask[e, w] = mask[d, w] | conn_mask[c, w]
+        for w in range(cell_words):
+            cells[e, w] = cells[d, w] | conn_cells[c, w]
+        used_groups[e] = used_groups[d] | groups[nxt]
+        for j in range(num_groups):
+            count[e, j] = count[d, j]
+        count[e, group[nxt]] += 1
+        edges[e] = edges[d] + conn_edges[c]
+        on_path[nxt] = True
+        depth[0] = e
+
+    def start(t):
+        """Put start t on the empty stack, unless the train cannot stop there."""
+        grp = group[t]
+        if grp < 0 or visit[grp] < 1:
+            return
+        stop[0] = t
+        next_k[0] = adj_start[t]
+        phase[0] = 0
+        leg_b[0] = False
+        split[0] = 0
+        closed[0] = False
+        for w in range(words):
+            mask[0, w] = 0
+        for w in range(cell_words):
+            cells[0, w] = 0
+        here = cell[t]
+        cells[0, here >> 6] = np.uint64(1) << np.uint64(here & 63)
+        used_groups[0] = groups[t]
+        for j in range(num_groups):
+            count[0, j] = 0
+        count[0, grp] = 1
+        edges[0] = 0
+        best[0] = 0
+        on_path[t] = True
+        depth[0] = 0
+
     steps = 0
     while True:
-        d = st.depth[0]
+        d = depth[0]
         if d < 0:
             i = st.token_i[0]
             if i >= len(tokens):
                 return DONE
             st.token_i[0] = i + 1
-            _start(g, walk, pt, st, tokens[i])
+            start(tokens[i])
             continue
-        if out.used[0] >= cap_routes or out.used[1] + d + 1 > cap_conns:
+        if out_used[0] >= cap_routes or out_used[1] + d + 1 > cap_conns:
             return FULL
         if steps >= budget:
             return PAUSED
         moved = False
-        if st.phase[d] == 0:
-            cur = st.stop[d]
-            if not st.closed[d]:
-                end = g.adj_start[cur + 1]
-                while st.next_k[d] < end:
-                    k = st.next_k[d]
-                    st.next_k[d] = k + 1
-                    if _can_move(g, walk, pt, st, d, k, cur, d == 0):
-                        _push(g, pt, st, d, k, st.leg_b[d])
+        if phase[d] == 0:
+            cur = stop[d]
+            if not closed[d]:
+                end = adj_start[cur + 1]
+                while next_k[d] < end:
+                    k = next_k[d]
+                    next_k[d] = k + 1
+                    if can_move(d, k, cur, d == 0):
+                        push(d, k, leg_b[d])
                         moved = True
                         break
-            if not moved and not st.leg_b[d] and d >= 1 and st.pass_t[d]:
-                st.phase[d] = 1
-                st.next_k[d] = st.adj_k[1] + 1
-        if not moved and st.phase[d] == 1:
-            t = st.stop[0]
-            end = g.adj_start[t + 1]
-            while st.next_k[d] < end:
-                k = st.next_k[d]
-                st.next_k[d] = k + 1
-                if _can_move(g, walk, pt, st, d, k, t, False):
-                    _push(g, pt, st, d, k, True)
+            if not moved and not leg_b[d] and d >= 1 and pass_t[d]:
+                phase[d] = 1
+                next_k[d] = adj_k[1] + 1
+        if not moved and phase[d] == 1:
+            t = stop[0]
+            end = adj_start[t + 1]
+            while next_k[d] < end:
+                k = next_k[d]
+                next_k[d] = k + 1
+                if can_move(d, k, t, False):
+                    push(d, k, True)
                     moved = True
                     break
         if not moved:
-            st.on_path[st.stop[d]] = False
-            st.depth[0] = d - 1
+            on_path[stop[d]] = False
+            depth[0] = d - 1
             continue
 
         steps += 1
-        st.stats[1] += 1
+        stats[1] += 1
         e = d + 1
-        revenue = best_payment(st.stop, e + 1, pt, paid)
-        st.best[e] = st.best[d]
+        revenue = pay(e + 1, pt, work)
+        best[e] = best[d]
         if revenue >= 0:
-            st.stats[0] += 1
-        if revenue > st.best[d]:
-            st.best[e] = revenue
-            r = out.used[0]
-            at = out.used[1]
-            out.mask[r, :] = st.mask[e, :]
-            out.revenue[r] = revenue
-            out.origin[r] = st.stop[0]
-            out.start[r] = at
-            out.length[r] = e
-            out.split[r] = st.split[e]
+            stats[0] += 1
+        if revenue > best[d]:
+            best[e] = revenue
+            r = out_used[0]
+            at = out_used[1]
+            for w in range(words):
+                out_mask[r, w] = mask[e, w]
+            out_revenue[r] = revenue
+            out_origin[r] = stop[0]
+            out_start[r] = at
+            out_length[r] = e
+            out_split[r] = split[e]
             for j in range(e):
-                out.conns[at + j] = st.conn[j + 1]
-            out.used[0] = r + 1
-            out.used[1] = at + e
+                out_conns[at + j] = conn[j + 1]
+            out_used[0] = r + 1
+            out_used[1] = at + e
             if r + 1 >= route_limit:
                 return LIMIT

@@ -43,94 +43,125 @@ class PayTable(NamedTuple):
     bonus_multiplied: np.ndarray  # bool[B]
 
 
-@njit(cache=True, nogil=True)
-def route_value(route, n, paid, pt):
-    """Revenue of the paying stops ``route[i]`` with ``paid[i]`` (i < n), bonuses included."""
-    total = 0
-    any_sets = np.uint64(0)
-    for i in range(n):
-        if paid[i]:
-            total += pt.weight[route[i]]
-            any_sets |= pt.sets[route[i]]
-    mult_bonus = 0
-    plain_bonus = 0
-    for b in range(len(pt.bonus_kind)):
-        amount = 0
-        first = pt.bonus_first[b]
-        if pt.bonus_kind[b] == VISIT:
-            bit = np.uint64(1) << np.uint64(first)
-            distinct = 0
-            for i in range(n):
-                if paid[i] and pt.sets[route[i]] & bit:
-                    seen = False
-                    for j in range(i):
-                        if paid[j] and pt.sets[route[j]] & bit and pt.cell[route[j]] == pt.cell[route[i]]:
-                            seen = True
-                            break
-                    if not seen:
-                        distinct += 1
-            amount = pt.bonus_amount[b] * distinct
-        else:
-            amount = pt.bonus_amount[b]
-            for j in range(first, first + pt.bonus_count[b]):
-                if not any_sets & (np.uint64(1) << np.uint64(j)):
-                    amount = 0
-                    break
-        if pt.bonus_multiplied[b]:
-            mult_bonus += amount
-        else:
-            plain_bonus += amount
-    return (total + mult_bonus) * pt.multiplier + plain_bonus
+class PayWork(NamedTuple):
+    """The route to pay and scratch space, sized for the longest route
+    (allocated once per enumeration, not once per route)."""
+
+    route: np.ndarray  # int64: the visited stops
+    paid_out: np.ndarray  # bool: the best choice found
+    order: np.ndarray  # int64: route positions by weight, best first
+    special: np.ndarray  # int64: positions of stops in bonus cells
+    combo: np.ndarray  # int64: the bonus stops forced now
+    paid: np.ndarray  # bool: the choice being built
+    room: np.ndarray  # int64[G]: free pay slots per group
 
 
 @njit(cache=True, nogil=True)
-def _take(s, room, fill, pt):
-    """Give stop ``s`` a pay slot if one is free (its group's, or with fill the first group's)."""
-    g = pt.group[s]
-    if room[g] > 0:
-        room[g] -= 1
-        return True
-    if fill and g != 0 and room[0] > 0:
-        room[0] -= 1
-        return True
-    return False
+def pay_work(route, groups):
+    """Work space for paying ``route`` (any prefix of it)."""
+    n = len(route)
+    return PayWork(route, np.zeros(n, np.bool_), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                   np.zeros(n, np.int64), np.zeros(n, np.bool_), np.zeros(max(groups, 1), np.int64))
 
 
 @njit(cache=True, nogil=True)
-def best_payment(route, n, pt, paid_out):
-    """Best revenue of the stops ``route[:n]`` (limits already hold), with
-    ``paid_out[i]`` set for each paying stop; -1 when no choice of paying
+def pay(n, pt, w):
+    """Best revenue of the stops ``w.route[:n]`` (limits already hold), with
+    ``w.paid_out[i]`` set for each paying stop; -1 when no choice of paying
     stops includes a company token."""
+    # Arrays come out of their tuples once and the helpers are closures:
+    # numba would otherwise count references on every access and call.
+    weight, group, token, cell, sets, pay_slots = pt.weight, pt.group, pt.token, pt.cell, pt.sets, pt.pay
+    fill, multiplier = pt.fill, pt.multiplier
+    bonus_kind, bonus_first, bonus_count = pt.bonus_kind, pt.bonus_first, pt.bonus_count
+    bonus_amount, bonus_multiplied = pt.bonus_amount, pt.bonus_multiplied
+    route, paid_out, order, special, combo, paid, room = w.route, w.paid_out, w.order, w.special, w.combo, \
+        w.paid, w.room
+    num_groups = len(pay_slots)
+
+    def take(s):
+        g = group[s]
+        if room[g] > 0:
+            room[g] -= 1
+            return True
+        if fill and g != 0 and room[0] > 0:
+            room[0] -= 1
+            return True
+        return False
+
+    def value(chosen):
+        """Revenue of the stops route[i] with chosen[i], bonuses included."""
+        total = 0
+        any_sets = np.uint64(0)
+        for i in range(n):
+            if chosen[i]:
+                total += weight[route[i]]
+                any_sets |= sets[route[i]]
+        mult_bonus = 0
+        plain_bonus = 0
+        for b in range(len(bonus_kind)):
+            first = bonus_first[b]
+            if bonus_kind[b] == VISIT:
+                bit = np.uint64(1) << np.uint64(first)
+                distinct = 0
+                for i in range(n):
+                    if chosen[i] and sets[route[i]] & bit:
+                        seen = False
+                        for j in range(i):
+                            if chosen[j] and sets[route[j]] & bit and cell[route[j]] == cell[route[i]]:
+                                seen = True
+                                break
+                        if not seen:
+                            distinct += 1
+                amount = bonus_amount[b] * distinct
+            else:
+                amount = bonus_amount[b]
+                for j in range(first, first + bonus_count[b]):
+                    if not any_sets & (np.uint64(1) << np.uint64(j)):
+                        amount = 0
+                        break
+            if bonus_multiplied[b]:
+                mult_bonus += amount
+            else:
+                plain_bonus += amount
+        return (total + mult_bonus) * multiplier + plain_bonus
+
     has_token = False
     for i in range(n):
-        if pt.token[route[i]]:
+        if token[route[i]]:
             has_token = True
     if not has_token:
         return -1
     if pt.every:
         for i in range(n):
             paid_out[i] = True
-        return route_value(route, n, paid_out, pt)
+        return value(paid_out)
 
     # Stops by weight, best first; ties keep route order (a stable insertion sort).
-    order = np.empty(n, dtype=np.int64)
     for i in range(n):
         j = i
-        while j > 0 and pt.weight[route[order[j - 1]]] < pt.weight[route[i]]:
+        while j > 0 and weight[route[order[j - 1]]] < weight[route[i]]:
             order[j] = order[j - 1]
             j -= 1
         order[j] = i
-    special = np.empty(n, dtype=np.int64)
-    room = np.empty(len(pt.pay), dtype=np.int64)
-    paid = np.zeros(n, dtype=np.bool_)
-    combo = np.empty(n, dtype=np.int64)
+    # No choice earns more than the unforced greedy with every bonus of the
+    # route's stops: once a choice reaches that, the rest are not tried.
+    for g in range(num_groups):
+        room[g] = pay_slots[g]
+    unpaid = 0
+    for j in range(n):
+        i = order[j]
+        paid[i] = True
+        if not take(route[i]):
+            unpaid += weight[route[i]]
+    ceiling = value(paid) - unpaid * multiplier
     best = -1
     for t in range(n):
-        if not pt.token[route[t]]:
+        if not token[route[t]]:
             continue
         num_special = 0
         for i in range(n):
-            if i != t and pt.sets[route[i]] != 0:
+            if i != t and sets[route[i]] != 0:
                 special[num_special] = i
                 num_special += 1
         for k in range(num_special + 1):
@@ -138,27 +169,29 @@ def best_payment(route, n, pt, paid_out):
                 combo[i] = i
             while True:
                 # forced: the token stop, then the chosen bonus stops; then the rest by weight
-                for g in range(len(pt.pay)):
-                    room[g] = pt.pay[g]
+                for g in range(num_groups):
+                    room[g] = pay_slots[g]
                 for i in range(n):
                     paid[i] = False
-                ok = _take(route[t], room, pt.fill, pt)
+                ok = take(route[t])
                 paid[t] = True
                 for i in range(k):
                     if not ok:
                         break
-                    ok = _take(route[special[combo[i]]], room, pt.fill, pt)
+                    ok = take(route[special[combo[i]]])
                     paid[special[combo[i]]] = True
                 if ok:
                     for j in range(n):
                         i = order[j]
-                        if not paid[i] and _take(route[i], room, pt.fill, pt):
+                        if not paid[i] and take(route[i]):
                             paid[i] = True
-                    revenue = route_value(route, n, paid, pt)
+                    revenue = value(paid)
                     if revenue > best:
                         best = revenue
                         for i in range(n):
                             paid_out[i] = paid[i]
+                        if best >= ceiling:
+                            return best
                 # next k-combination of the special stops, in lexicographic order
                 i = k - 1
                 while i >= 0 and combo[i] == num_special - k + i:
@@ -169,29 +202,3 @@ def best_payment(route, n, pt, paid_out):
                 for j in range(i + 1, k):
                     combo[j] = combo[j - 1] + 1
     return best
-
-
-@njit(cache=True, nogil=True)
-def max_route_value(stops, pt):
-    """An upper bound on the revenue of any route over some of ``stops``:
-    the unforced greedy over all of them plus every bonus in full."""
-    n = len(stops)
-    order = np.argsort(-pt.weight[stops], kind="mergesort")
-    room = pt.pay.copy()
-    total = 0
-    for j in range(n):
-        s = stops[order[j]]
-        if pt.group[s] >= 0 and pt.weight[s] > 0 and _take(s, room, pt.fill, pt):
-            total += pt.weight[s]
-    mult_bonus = 0
-    plain_bonus = 0
-    for b in range(len(pt.bonus_kind)):
-        amount = pt.bonus_amount[b]
-        if pt.bonus_kind[b] == VISIT:
-            bit = np.uint64(1) << np.uint64(pt.bonus_first[b])
-            amount *= np.sum((pt.sets[stops] & bit) != 0)  # at most one per stop in its cells
-        if pt.bonus_multiplied[b]:
-            mult_bonus += amount
-        else:
-            plain_bonus += amount
-    return (total + mult_bonus) * pt.multiplier + plain_bonus

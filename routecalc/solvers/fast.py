@@ -24,7 +24,7 @@ from ..errors import PositionError
 from ..graph import TOKEN, TrackGraph, compile_position
 from ..kernels import combination as comb
 from ..kernels import enumeration as enum
-from ..kernels.payment import PayTable, max_route_value
+from ..kernels.payment import VISIT, PayTable, pay, pay_work
 from ..model import Position
 from ..routes import Route, answer
 from ..rules import require_implemented
@@ -42,7 +42,7 @@ class TrainRoutes:
     """The kept routes of one distinct train, best first."""
 
     table: TrainTable
-    pay: PayTable
+    prices: PayTable
     mask: np.ndarray
     revenue: np.ndarray
     buffer: enum.RouteBuffer  # the walks, to rebuild the chosen routes
@@ -83,7 +83,7 @@ class _Clock:
         return round(time.perf_counter() - self.started, 4)
 
 
-def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTable, pay: PayTable,
+def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTable, prices: PayTable,
                     route_limit: int | None, clock: _Clock, share: tuple[float, float]) -> TrainRoutes:
     """Every non-dominated route of one train (or as many as the limits allow)."""
     tokens = np.flatnonzero(graph.flags & TOKEN).astype(np.int64)
@@ -93,7 +93,7 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
     buf = enum.new_buffer(FIRST_BUFFER, 8 * FIRST_BUFFER, arrays.conn_mask.shape[1])
     limit = route_limit if route_limit is not None else np.iinfo(np.int64).max
     while True:
-        status = enum.enumerate_routes(arrays, walk, pay, tokens, state, buf, CHUNK, limit)
+        status = enum.enumerate_routes(arrays, walk, prices, tokens, state, buf, CHUNK, limit)
         if status == enum.FULL:
             buf = enum.grown(buf)
             continue
@@ -110,9 +110,25 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
     _, first = np.unique(rows, return_index=True)
     keep = order[np.sort(first)]
     best = int(revenue[keep[0]]) if len(keep) else 0
-    upper = best if complete else max(best, int(max_route_value(np.arange(graph.num_stops, dtype=np.int64), pay)))
-    return TrainRoutes(table, pay, np.ascontiguousarray(mask[keep]), revenue[keep].copy(), buf, keep,
+    upper = best if complete else max(best, ceiling(prices))
+    return TrainRoutes(table, prices, np.ascontiguousarray(mask[keep]), revenue[keep].copy(), buf, keep,
                        int(state.stats[0]), complete, upper)
+
+
+def ceiling(table: PayTable) -> int:
+    """No route of the train earns more: its best paying stops on the whole
+    board (the payment kernel with every stop a token) plus every bonus."""
+    stops = np.flatnonzero((table.group >= 0) & (table.weight > 0)).astype(np.int64)
+    anywhere = table._replace(token=np.ones_like(table.token), bonus_kind=table.bonus_kind[:0])
+    best = max(int(pay(len(stops), anywhere, pay_work(stops, len(table.pay)))), 0)
+    bonus = 0
+    for b, kind in enumerate(table.bonus_kind):
+        amount = int(table.bonus_amount[b]) * (table.multiplier if table.bonus_multiplied[b] else 1)
+        if kind == VISIT:
+            bit = np.uint64(1) << np.uint64(table.bonus_first[b])
+            amount *= len(set(table.cell[stops[(table.sets[stops] & bit) != 0]]))
+        bonus += amount
+    return best + bonus
 
 
 def _first_leg_share(graph: TrackGraph, state: enum.DfsState) -> float:
@@ -206,12 +222,11 @@ def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limi
                   nodes=int(state.nodes[0]), seconds=clock.seconds())
 
 
-def _nothing(graph: TrackGraph, table: TrainTable, pay: PayTable) -> TrainRoutes:
+def _nothing(graph: TrackGraph, table: TrainTable, prices: PayTable) -> TrainRoutes:
     """A train the clock left no time to enumerate."""
     words = graph.conn_mask.shape[1]
-    upper = int(max_route_value(np.arange(graph.num_stops, dtype=np.int64), pay))
-    return TrainRoutes(table, pay, np.zeros((0, words), np.uint64), np.zeros(0, np.int64),
-                       enum.new_buffer(1, 1, words), np.zeros(0, np.int64), 0, False, upper)
+    return TrainRoutes(table, prices, np.zeros((0, words), np.uint64), np.zeros(0, np.int64),
+                       enum.new_buffer(1, 1, words), np.zeros(0, np.int64), 0, False, ceiling(prices))
 
 
 def _route_lists(order: list[int], tables: list[TrainTable], per_train: dict):
@@ -260,5 +275,7 @@ def warm_up() -> float:
             "hexes": [{"id": "A1", "code": "city=revenue:20;path=a:0,b:_0", "tokens": [["A"]]},
                       {"id": "A3", "code": "town=revenue:10;path=a:3,b:_0;path=a:_0,b:0"},
                       {"id": "A5", "code": "offboard=revenue:30;path=a:3,b:_0"}]}
-    solve_fast(load_position(tiny))
+    position = load_position(tiny)
+    solve_fast(position)
+    solve_fast(position, route_limit=1)  # the bound of an unfinished enumeration
     return time.perf_counter() - started
