@@ -83,6 +83,14 @@ def test_route_limit_gives_feasible_answer_with_true_bound():
 
 
 @needs_corpus
+def test_route_cap_gives_feasible_answer_with_true_bound(monkeypatch):
+    monkeypatch.setattr(fast, "MAX_ROUTES", 100)  # memory guard, whatever route_limit says
+    answer = solve_fast(load_position_file(CNR), route_limit=10**6)
+    assert answer["status"] == "feasible" and answer["revenue"] <= 1150 <= answer["bound"]
+    assert answer["stats"]["routes_kept"] <= 200
+
+
+@needs_corpus
 def test_time_limit_gives_feasible_answer_with_true_bound(monkeypatch):
     monkeypatch.setattr(fast, "CHUNK", 50)  # look at the clock often
     position = load_position_file(CNR)

@@ -35,6 +35,9 @@ from ..validate import score_route
 CHUNK = 20_000
 #: Initial route buffer size (grown by doubling).
 FIRST_BUFFER = 4096
+#: Routes kept per train at most whatever the limits say (some hundred MB):
+#: beyond it the answer is ``feasible``, with a true bound, not a crash.
+MAX_ROUTES = 2_000_000
 
 
 @dataclass
@@ -91,7 +94,7 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
                      bool(graph.position.options.get("no_hex_twice")))
     state = enum.new_state(graph.num_stops, arrays.conn_mask.shape[1], arrays.conn_cells.shape[1], len(table.pay))
     buf = enum.new_buffer(FIRST_BUFFER, 8 * FIRST_BUFFER, arrays.conn_mask.shape[1])
-    limit = route_limit if route_limit is not None else np.iinfo(np.int64).max
+    limit = min(route_limit or MAX_ROUTES, MAX_ROUTES)
     while True:
         status = enum.enumerate_routes(arrays, walk, prices, tokens, state, buf, CHUNK, limit)
         if status == enum.FULL:
