@@ -7,7 +7,7 @@ pointy or square grid, random tokens (the operating company ``A`` and
 blocking companies ``B``, ``C``), offboards, towns, junctions, crossings,
 terminal paths, narrow and dual track, groups, impassable borders, and
 1-3 random generic trains (``n``, ``n+m``, ``D``, ``nE`` and train objects
-with distance lists, multipliers and ``fill``), sometimes with the options
+with distance lists, train and group multipliers and ``fill``), sometimes with the options
 ``no_hex_twice`` and ``bonuses``.
 
 Usage::
@@ -153,7 +153,8 @@ def trains(draw, max_trains: int = 3) -> list:
             pay = draw(st.integers(1, 3))
             out.append({"name": f"{pay}+{pay}F", "fill": draw(st.booleans()),
                         "multiplier": draw(st.integers(1, 2)),
-                        "distance": [{"nodes": first, "pay": pay, "visit": pay + draw(st.integers(0, 1))},
+                        "distance": [{"nodes": first, "pay": pay, "visit": pay + draw(st.integers(0, 1)),
+                                      "multiplier": draw(st.sampled_from((1, 1, 2)))},
                                      {"nodes": rest, "pay": draw(st.integers(0, 1)),
                                       "visit": draw(st.sampled_from((1, 2, 99)))}]})
     # A route names its train only by name: two different trains never share one.

@@ -30,11 +30,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..graph import BLOCKED, END_ONLY
 from .payment import pay, pay_work
 
 DONE, PAUSED, FULL, LIMIT = 0, 1, 2, 3
-# stop flags of routecalc.graph
-END_ONLY, BLOCKED = 1, 2
 
 
 class GraphArrays(NamedTuple):
