@@ -37,7 +37,7 @@ needs_corpus = pytest.mark.skipif(not CNR.exists(), reason="corpus not present")
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(positions())
+@given(positions(min_size=3, max_size=5, token_rate=0.5))
 def test_fast_equals_reference(position_json):
     position = load_position(position_json)
     graph = compile_position(position)
