@@ -187,10 +187,10 @@ def test_combination_kernel_equals_brute_force(data):
         np.array([[m] for _, m in flat], np.uint64).reshape(len(flat), words),
         np.array([r for r, _ in flat], np.int64), np.array(offsets, np.int64),
         np.array([len(rs) for rs in lists], np.int64), np.array(same, np.bool_))
-    state = comb.new_state(len(lists), words)
-    while comb.combine(packed, state, 7) != comb.DONE:  # tiny budget: resuming is exercised too
-        pass
     want = brute_force(lists)
+    state = comb.new_state(len(lists), words)
+    while comb.combine(packed, state, 1) != comb.DONE:  # a pause after every step: resuming is exercised too
+        assert comb.suffix_bound(packed, state) >= want  # the bound of an interrupted search holds
     assert state.opt[0] == want
     picked = [(i, int(r)) for i, r in enumerate(state.choice) if r >= 0]
     assert sum(lists[i][r][0] for i, r in picked) == want
