@@ -56,6 +56,22 @@ def test_fast_equals_reference(position_json):
     assert validator.validate(limited["routes"])["revenue"] == limited["revenue"]
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_size=3, max_size=5, token_rate=0.5))
+def test_paused_and_regrown_searches_give_the_same_answer(position_json):
+    """Kernels stopped every few steps, buffers starting at one route: same answer."""
+    position = load_position(position_json)
+    graph = compile_position(position)
+    want = solve_fast(position, graph)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fast, "CHUNK", 3)
+        patch.setattr(fast, "FIRST_BUFFER", 1)
+        got = solve_fast(position, graph)
+    assert (got["revenue"], got["status"]) == (want["revenue"], "optimal")
+    assert got["stats"]["routes_enumerated"] == want["stats"]["routes_enumerated"]
+    assert got["stats"]["routes_kept"] == want["stats"]["routes_kept"]
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions(max_trains=2))
 def test_payment_kernel_equals_brute_force(position_json):
