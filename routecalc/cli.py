@@ -98,6 +98,8 @@ def cmd_validate(args) -> int:
 
 
 def cmd_demo(args) -> int:
+    if args.solver == "fast":
+        warm_up()
     position = _load(str(DEMO_FIXTURE))
     print(f"{DEMO_FIXTURE.name}: {position.company} runs {', '.join(t.name for t in position.trains)} "
           f"in phase {position.phase_name}")
