@@ -120,7 +120,10 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
 
 def ceiling(table: PayTable) -> int:
     """No route of the train earns more: its best paying stops on the whole
-    board (the payment kernel with every stop a token) plus every bonus."""
+    board (the payment kernel with every stop a token) plus every bonus;
+    nothing without a token."""
+    if not table.token.any():
+        return 0
     stops = np.flatnonzero((table.group >= 0) & (table.weight > 0)).astype(np.int64)
     anywhere = table._replace(token=np.ones_like(table.token), bonus_kind=table.bonus_kind[:0])
     best = max(int(pay(len(stops), anywhere, pay_work(stops, len(table.pay)))), 0)
