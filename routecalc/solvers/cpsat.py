@@ -23,7 +23,6 @@ before they are returned.
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -36,9 +35,18 @@ from ..model import Position
 from ..routes import Route, answer
 from ..rules import require_implemented
 from ..scoring import TrainTable, train_tables
-from ..validate import check_route, score_route
+from ..validate import check_route, mask_of, score_route
 
 DUMMY = 0  # circuit node of route ends; stop k of a train is circuit node k + 1
+#: CP-SAT settings: cuts on the circuits' linear relaxation, since proving
+#: the bound is what takes time.
+SAT_PARAMETERS = {"linearization_level": 2}
+#: Search workers. One: CP-SAT's single full search (LP, cuts, hint search)
+#: proved the stress positions 2-10x faster on this 2-core machine than any
+#: two-worker portfolio tried (default, default_lp + core, max_lp + core,
+#: max_lp + quick_restart, interleaved), which split the cores between
+#: weaker searches.
+WORKERS = 1
 
 
 @dataclass
@@ -57,17 +65,29 @@ class _TrainVars:
     derived: list = field(default_factory=list)  # (var, fn(paid stop set) -> value) for hints
 
 
-def candidate_stops(graph: TrackGraph, table: TrainTable) -> tuple[list[int], list[int]]:
+@dataclass
+class Reach:
+    """Where one train can go: its candidate stops and connections, and each
+    stop's distance in stops from the nearest company token."""
+
+    stops: list[int]
+    conns: list[int]
+    hops: dict[int, int]
+
+
+def candidate_stops(graph: TrackGraph, table: TrainTable, taken: int = 0) -> Reach:
     """Stops and connections the train might use: right gauge and stop
-    categories, and within its reach of a company token (every stop of a
-    route is joined to the route's token stop by the route itself, whose
-    inner stops neither block nor only end routes)."""
+    categories, none of the ``taken`` track pieces (a bit set), and within
+    its reach of a company token (every stop of a route is joined to the
+    route's token stop by the route itself, whose inner stops neither block
+    nor only end routes)."""
     no_hex_twice = bool(graph.position.options.get("no_hex_twice"))
     allowed = table.group_of[graph.category] >= 0
     usable = [c for c in range(len(graph.conn_a))
               if graph.conn_gauge[c] & table.gauge_bit and allowed[graph.conn_a[c]] and allowed[graph.conn_b[c]]
               and not (no_hex_twice and graph.conn_revisits[c])
-              and (table.hex_limit < 0 or graph.conn_edges[c] <= table.hex_limit)]
+              and (table.hex_limit < 0 or graph.conn_edges[c] <= table.hex_limit)
+              and not (taken and mask_of([c], graph) & taken)]
     near: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for c in usable:
         a, b = int(graph.conn_a[c]), int(graph.conn_b[c])
@@ -80,9 +100,8 @@ def candidate_stops(graph: TrackGraph, table: TrainTable) -> tuple[list[int], li
     if table.hex_limit >= 0:
         edges = _distances(sources, near, graph, lambda e: e)
         reach &= {s for s, e in edges.items() if e <= table.hex_limit}
-    stops = sorted(reach)
     conns = [c for c in usable if graph.conn_a[c] in reach and graph.conn_b[c] in reach]
-    return stops, conns
+    return Reach(sorted(reach), conns, {s: hops[s] for s in reach})
 
 
 def _distances(sources: list[int], near, graph: TrackGraph, weight) -> dict[int, int]:
@@ -108,8 +127,12 @@ def _distances(sources: list[int], near, graph: TrackGraph, weight) -> dict[int,
 class PathModel:
     """The CP-SAT model of the company's trains (all of them, or some)."""
 
-    def __init__(self, graph: TrackGraph, tables: list[TrainTable], trains: list[int] | None = None):
+    def __init__(self, graph: TrackGraph, tables: list[TrainTable], trains: list[int] | None = None,
+                 taken: int = 0):
+        """``trains``: the trains modelled (default all); ``taken``: track
+        pieces (a bit set) that other routes already use."""
         self.graph = graph
+        self.taken = taken
         self.tables = tables
         self.trains = list(range(len(tables))) if trains is None else list(trains)
         self.model = cp_model.CpModel()
@@ -132,7 +155,8 @@ class PathModel:
     # -- building ---------------------------------------------------------
     def _train(self, t: int) -> _TrainVars:
         m, graph, table = self.model, self.graph, self.tables[t]
-        stops, conns = candidate_stops(graph, table)
+        reach = candidate_stops(graph, table, self.taken)
+        stops, conns = reach.stops, reach.conns
         tv = _TrainVars(run=m.NewBoolVar(f"run{t}"), stops=stops)
         if not stops:
             m.Add(tv.run == 0)
@@ -164,12 +188,12 @@ class PathModel:
         # The route's start precedes its end in stop order: each route once.
         m.Add(sum(node[s] * tv.start[s] for s in stops) + 1
               <= sum(node[s] * tv.end[s] for s in stops)).OnlyEnforceIf(tv.run)
-        self._limits(tv, table, conns)
+        self._limits(tv, table, reach)
         self._payment(t, tv, table)
         return tv
 
-    def _limits(self, tv: _TrainVars, table: TrainTable, conns: list[int]) -> None:
-        m, graph = self.model, self.graph
+    def _limits(self, tv: _TrainVars, table: TrainTable, reach: Reach) -> None:
+        m, graph, conns = self.model, self.graph, reach.conns
         by_group: dict[int, list[int]] = defaultdict(list)
         for s in tv.stops:
             by_group[int(table.group_of[graph.category[s]])].append(s)
@@ -184,6 +208,20 @@ class PathModel:
             m.Add(sum(int(graph.conn_edges[c]) * tv.use[c] for c in conns) <= table.hex_limit)
         if graph.position.options.get("no_hex_twice"):
             self._cells_once(tv, conns)
+        if table.visit.sum() < len(tv.stops):
+            self._levels(tv, reach)
+
+    def _levels(self, tv: _TrainVars, reach: Reach) -> None:
+        """A route reaching a stop ``d`` stops away from every token visits a
+        stop at each distance 1..d-1 on the way there (distances along a
+        route change by at most one a step): with a stop limit, far stops
+        cost the stops between. Redundant, but it tightens the LP bound."""
+        level: dict[int, list] = defaultdict(list)
+        for s in tv.stops:
+            level[reach.hops[s]].append(tv.visit[s])
+        for s in tv.stops:
+            for d in range(1, reach.hops[s]):
+                self.model.Add(sum(level[d]) >= tv.visit[s])
 
     def _cells_once(self, tv: _TrainVars, conns: list[int]) -> None:
         """Each cell entered at most once: its stops on the route, plus the
@@ -287,20 +325,26 @@ class PathModel:
                 plain += amount
         return multiplied, plain
 
+    def _kinds(self) -> list[list[int]]:
+        """This model's trains grouped by kind (identical trains together)."""
+        return [[self.trains[i] for i in members]
+                for members in identical_trains([self.tables[t] for t in self.trains])]
+
     def _break_symmetry(self) -> None:
         """Identical trains take their routes in falling revenue order."""
-        for i, t in enumerate(self.trains):
-            for u in self.trains[i + 1:]:
-                a, b = self.tables[t], self.tables[u]
-                if a.train == b.train and np.array_equal(a.worth, b.worth):
-                    self.model.Add(self.vars[t].revenue >= self.vars[u].revenue)
-                    self.model.AddImplication(self.vars[u].run, self.vars[t].run)
-                    break
+        for members in self._kinds():
+            for t, u in zip(members, members[1:]):
+                self.model.Add(self.vars[t].revenue >= self.vars[u].revenue)
+                self.model.AddImplication(self.vars[u].run, self.vars[t].run)
 
     # -- hints and bounds ---------------------------------------------------
     def bound_train(self, t: int, most: int) -> None:
         """Train ``t`` earns at most ``most`` (a known single-train maximum)."""
         self.model.Add(self.vars[t].revenue <= most)
+
+    def at_most(self, revenue: int) -> None:
+        """No route set earns more than ``revenue`` (a known upper bound)."""
+        self.model.Add(self.objective <= revenue)
 
     def at_least(self, revenue: int) -> None:
         """A route set earning ``revenue`` is known: ask for no less."""
@@ -338,13 +382,7 @@ class PathModel:
         """Routes by train, identical trains' routes in falling revenue order
         (the order the symmetry breaking asks for)."""
         by_train = {r.train: r for r in routes}
-        done: set[int] = set()
-        for i, t in enumerate(self.trains):
-            if t in done:
-                continue
-            same = [u for u in self.trains[i:] if self.tables[u].train == self.tables[t].train
-                    and np.array_equal(self.tables[u].worth, self.tables[t].worth)]
-            done.update(same)
+        for same in self._kinds():
             ordered = sorted((by_train[u] for u in same if u in by_train), key=lambda r: -r.revenue)
             for u in same:
                 by_train.pop(u, None)
@@ -357,7 +395,9 @@ class PathModel:
               ) -> tuple[str, list[Route], int, dict]:
         """(status, scored routes, upper bound, CP-SAT statistics)."""
         solver = cp_model.CpSolver()
-        solver.parameters.num_workers = workers or os.cpu_count() or 1
+        solver.parameters.num_workers = workers or WORKERS
+        for key, value in SAT_PARAMETERS.items():
+            setattr(solver.parameters, key, value)
         if time_limit is not None:
             solver.parameters.max_time_in_seconds = float(time_limit)
         callback = _Progress(progress) if progress else None
@@ -416,21 +456,92 @@ class _Progress(cp_model.CpSolverSolutionCallback):
         self.report(min(1.0, self.ObjectiveValue() / bound) if bound > 0 else 1.0)
 
 
+def identical_trains(tables: list[TrainTable]) -> list[list[int]]:
+    """Train indices grouped by kind: same train and same stop values."""
+    kinds: list[list[int]] = []
+    for t, table in enumerate(tables):
+        for members in kinds:
+            first = tables[members[0]]
+            if first.train == table.train and np.array_equal(first.worth, table.worth):
+                members.append(t)
+                break
+        else:
+            kinds.append([t])
+    return kinds
+
+
+def single_train_maxima(graph: TrackGraph, tables: list[TrainTable], time_limit: float | None
+                        ) -> tuple[dict[int, int], list[Route]]:
+    """Each kind of train solved alone: (upper bound per train, the best
+    route of each kind)."""
+    kinds = identical_trains(tables)
+    bounds: dict[int, int] = {}
+    best: list[Route] = []
+    for members in kinds:
+        share = None if time_limit is None else time_limit / len(kinds)
+        _, routes, bound, _ = PathModel(graph, tables, members[:1]).solve(share)
+        bounds.update({t: bound for t in members})
+        best += routes
+    return bounds, best
+
+
+def one_by_one(graph: TrackGraph, tables: list[TrainTable], first: list[Route], caps: dict[int, int],
+               time_limit: float | None) -> list[Route]:
+    """A first route set: the richest single-train route, then each further
+    train's best route on the track left over (trains by falling cap)."""
+    chosen = sorted(first, key=lambda r: -r.revenue)[:1]
+    order = sorted((t for t in caps if not any(r.train == t for r in chosen)), key=lambda t: -caps[t])
+    for t in order:
+        share = None if time_limit is None else time_limit / len(order)
+        taken = mask_of([c for r in chosen for c in r.conns], graph)
+        _, routes, _, _ = PathModel(graph, tables, [t], taken).solve(share)
+        chosen += routes
+    return chosen
+
+
 def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
-                progress=None, hint: list[Route] | None = None, train_bounds: dict[int, int] | None = None,
+                progress=None, hint: list[Route] | None = None, known_bound: int | None = None,
                 solver_name: str = "cpsat", **extra_stats) -> dict:
-    """Best route set by one CP-SAT model; ``hint`` routes seed the search and
-    ``train_bounds`` cap single trains at their known maxima."""
+    """Best route set by CP-SAT.
+
+    With several trains, each kind of train is first solved alone: its
+    maximum caps that train in the whole model. The richest single route and
+    then each further train's best route on the track left over make a first
+    solution, often already the optimum, which the caps then prove. ``hint`` routes (a known route
+    set) seed the search and ``known_bound`` caps the total.
+    """
     require_implemented(position.rules)
     started = time.perf_counter()
     graph = graph or compile_position(position)
     tables = train_tables(graph)
+    hint = list(hint or [])
+    caps: dict[int, int] = {}
+    if len(tables) > 1:
+        caps, singles = single_train_maxima(graph, tables, None if time_limit is None else time_limit / 4)
+        if sum(caps.values()) > sum(r.revenue for r in hint):
+            first = one_by_one(graph, tables, singles, caps, None if time_limit is None else time_limit / 4)
+            if sum(r.revenue for r in first) > sum(r.revenue for r in hint):
+                hint = first
+        if sum(caps.values()) <= sum(r.revenue for r in hint):
+            return answer(graph, tables, hint, solver=solver_name, status="optimal", **extra_stats,
+                          proof="single-train maxima", seconds=round(time.perf_counter() - started, 4))
+    left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
     model = PathModel(graph, tables)
     if hint:
         model.hint(hint)
         model.at_least(sum(r.revenue for r in hint))
-    for t, most in (train_bounds or {}).items():
+    for t, most in caps.items():
         model.bound_train(t, most)
-    status, routes, bound, stats = model.solve(time_limit, progress)
-    return answer(graph, tables, routes, solver=solver_name, status=status, bound=bound,
-                  **extra_stats, **stats, seconds=round(time.perf_counter() - started, 4))
+    if known_bound is not None:
+        model.at_most(known_bound)
+    status, routes, bound, stats = model.solve(left, progress)
+    if sum(r.revenue for r in hint) > sum(r.revenue for r in routes):
+        routes = hint  # the solver ran out of time before it found the hinted set again
+    if caps:
+        bound = min(bound, sum(caps.values()))
+    if known_bound is not None:
+        bound = min(bound, known_bound)
+    revenue = sum(r.revenue for r in routes)
+    return answer(graph, tables, routes, solver=solver_name, status="optimal" if bound <= revenue else "feasible",
+                  bound=max(bound, revenue), **extra_stats, **stats, proof="whole model",
+                  seconds=round(time.perf_counter() - started, 4))
