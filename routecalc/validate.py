@@ -102,6 +102,15 @@ class RouteSetValidator:
 
     def validate(self, routes_json: Any) -> dict:
         """Scored routes and total, or raise RouteViolation / PositionError."""
+        routes = self.routes(routes_json)
+        return {
+            "routes": [r.to_json(self.graph, self.tables[r.train]) for r in routes],
+            "revenue": sum(r.revenue for r in routes),
+        }
+
+    def routes(self, routes_json: Any) -> list[Route]:
+        """The scored :class:`Route` objects of a valid route set (solvers
+        seeding a search with another solver's answer use it)."""
         if isinstance(routes_json, dict) and "routes" in routes_json:
             routes_json = routes_json["routes"]
         if not isinstance(routes_json, list):
@@ -124,10 +133,7 @@ class RouteSetValidator:
                 for p in self.graph.conn_pieces[c]:
                     used[p] = i
             routes.append(route)
-        return {
-            "routes": [r.to_json(self.graph, self.tables[r.train]) for r in routes],
-            "revenue": sum(r.revenue for r in routes),
-        }
+        return routes
 
     def _train(self, rj: Any, i: int, free: list[int]) -> int:
         if not isinstance(rj, dict):
