@@ -163,14 +163,24 @@ def test_cli_progress_and_route_limit(capsys):
 
 @st.composite
 def route_lists(draw):
-    """Random sorted route lists for 1-4 trains (runs of identical trains share a list)."""
+    """Random sorted route lists: up to 4 trains with short lists, or 2 with
+    long ones over two mask words (the piece index then spans several
+    blocks; drawn from a seeded generator, which is quicker); runs of
+    identical trains share a list."""
+    long = draw(st.booleans())
+    rng = np.random.default_rng(draw(st.integers(0, 2**32)))
+    short_masks = st.lists(st.integers(0, 11), min_size=1, max_size=6).map(lambda ps: sum({1 << p for p in ps}))
     lists, same = [], []
-    for i in range(draw(st.integers(1, 4))):
+    for i in range(2 if long else draw(st.integers(1, 4))):
         if i and draw(st.booleans()):
             lists.append(lists[-1])
             same.append(True)
             continue
-        routes = draw(st.lists(st.tuples(st.integers(1, 60), st.integers(1, 2**12 - 1)), max_size=12))
+        if long:
+            routes = [(int(rng.integers(1, 61)), sum({1 << int(p) for p in rng.integers(0, 128, rng.integers(1, 7))}))
+                      for _ in range(rng.integers(65, 91))]
+        else:
+            routes = draw(st.lists(st.tuples(st.integers(1, 60), short_masks), max_size=12))
         lists.append(sorted(routes, key=lambda r: -r[0]))
         same.append(False)
     return lists, same
@@ -191,25 +201,21 @@ def brute_force(lists) -> int:
 @given(route_lists())
 def test_combination_kernel_equals_brute_force(data):
     lists, same = data
-    words = 1
-    offsets, flat = [], []
-    where: dict[int, int] = {}
-    for rs in lists:
-        if id(rs) not in where:
-            where[id(rs)] = len(flat)
-            flat.extend(rs)
-        offsets.append(where[id(rs)])
-    packed = comb.RouteLists(
-        np.array([[m] for _, m in flat], np.uint64).reshape(len(flat), words),
-        np.array([r for r, _ in flat], np.int64), np.array(offsets, np.int64),
-        np.array([len(rs) for rs in lists], np.int64), np.array(same, np.bool_))
+    distinct = list({id(rs): rs for rs in lists}.values())
+    words = 2
+    packed = comb.route_lists([np.array([[m & (2**64 - 1), m >> 64] for _, m in rs], np.uint64).reshape(len(rs), words)
+                               for rs in distinct],
+                              [np.array([r for r, _ in rs], np.int64) for rs in distinct],
+                              [next(k for k, d in enumerate(distinct) if d is rs) for rs in lists])
+    assert list(packed.same_as_previous) == same
     want = brute_force(lists)
-    state = comb.new_state(len(lists), words)
-    while comb.combine(packed, state, 1) != comb.DONE:  # a pause after every step: resuming is exercised too
+    state = comb.new_state(packed)
+    budget = 1 if len(packed.revenue) < 64 else 50  # pauses after (nearly) every step: resuming is exercised
+    while comb.combine(packed, state, budget) != comb.DONE:
         assert comb.suffix_bound(packed, state) >= want  # the bound of an interrupted search holds
     assert state.opt[0] == want
     picked = [(i, int(r)) for i, r in enumerate(state.choice) if r >= 0]
     assert sum(lists[i][r][0] for i, r in picked) == want
-    rows = [offsets[i] + r for i, r in picked]
-    assert len(set(rows)) == len(rows)
-    assert not any(flat[a][1] & flat[b][1] for a, b in combinations(rows, 2))
+    routes = [(id(lists[i]), r) for i, r in picked]
+    assert len(set(routes)) == len(routes)
+    assert not any(lists[i][r][1] & lists[j][q][1] for (i, r), (j, q) in combinations(picked, 2))

@@ -41,6 +41,8 @@ class RouteLists(NamedTuple):
     offset: np.ndarray  # int64[n]: where train i's list starts
     count: np.ndarray  # int64[n]
     same_as_previous: np.ndarray  # bool[n]: train i is identical to train i - 1
+    index: np.ndarray  # uint64[P, B]: bit b of block k: route 64 k + b uses piece P (shape (0, 0): none)
+    block0: np.ndarray  # int64[n]: first block of train i's list in ``index``
 
 
 class CombState(NamedTuple):
@@ -54,14 +56,71 @@ class CombState(NamedTuple):
     used: np.ndarray  # uint64[n + 1, W]: track used before train i (row n: scratch)
     total: np.ndarray  # int64[n + 1]: revenue before train i
     rest: np.ndarray  # int64[n]: bound on the trains after i, below the current node of train i
+    first: np.ndarray  # int64[n, n]: row i: first route of each train j >= i that fits used[i]
+    pieces: np.ndarray  # int64[n + 1, 64 W]: the pieces of used[i]
+    num_pieces: np.ndarray  # int64[n + 1]
+    partner: np.ndarray  # int64[sum of counts]: for route r of train i < n - 1 (at partner_at[i] + r), the
+    #   first route of train i + 1 that fits it (after it if identical); -1: not known yet
+    partner_at: np.ndarray  # int64[n]
     nodes: np.ndarray  # [search nodes]
 
 
-def new_state(trains: int, words: int) -> CombState:
+#: The piece index is left out above this size (then routes are tried one by one).
+MAX_INDEX_BYTES = 256 * 2**20
+
+
+@njit(cache=True, nogil=True)
+def _fill_index(mask, index, first_block):
+    """Set bit r % 64 of index[p, first_block + r // 64] for each piece p of route r."""
+    one = np.uint64(1)
+    for r in range(mask.shape[0]):
+        bit = one << np.uint64(r & 63)
+        block = first_block + (r >> 6)
+        for w in range(mask.shape[1]):
+            x = mask[r, w]
+            p = 64 * w
+            while x:
+                if not x & np.uint64(255):  # skip a byte without pieces
+                    x >>= np.uint64(8)
+                    p += 8
+                    continue
+                if x & one:
+                    index[p, block] |= bit
+                x >>= one
+                p += 1
+
+
+def route_lists(masks: list[np.ndarray], revenues: list[np.ndarray], which: list[int]) -> RouteLists:
+    """Concatenate distinct route lists (``masks[k]``: uint64[R_k, W] and
+    ``revenues[k]``, best first) for trains that use list ``which[i]``;
+    consecutive trains with the same list are identical."""
+    words = masks[0].shape[1] if masks else 1
+    starts = np.cumsum([0] + [len(r) for r in revenues])
+    blocks = [(len(r) + 63) // 64 for r in revenues]
+    block_starts = np.cumsum([0] + blocks)
+    index = np.zeros((0, 0), np.uint64)
+    if 64 * words * block_starts[-1] * 8 <= MAX_INDEX_BYTES:
+        index = np.zeros((64 * words, block_starts[-1]), np.uint64)
+        for k, mask in enumerate(masks):
+            _fill_index(np.ascontiguousarray(mask, dtype=np.uint64), index, block_starts[k])
+    return RouteLists(
+        np.ascontiguousarray(np.concatenate(masks)) if masks else np.zeros((0, words), np.uint64),
+        np.concatenate(revenues).astype(np.int64) if revenues else np.zeros(0, np.int64),
+        np.array([starts[k] for k in which], np.int64), np.array([len(revenues[k]) for k in which], np.int64),
+        np.array([i > 0 and which[i - 1] == k for i, k in enumerate(which)], np.bool_),
+        index, np.array([block_starts[k] for k in which], np.int64))
+
+
+def new_state(lists: RouteLists) -> CombState:
+    trains, words = len(lists.count), lists.mask.shape[1]
+    partner_at = np.cumsum(np.concatenate([[0], lists.count]))
     return CombState(np.full(1, trains, np.int64), np.full(1, -1, np.int64), np.zeros(1, np.int64),
                       np.full(trains, -1, np.int64), np.zeros(trains + 1, np.int64), np.zeros(trains, np.int64),
                       np.full(trains, -1, np.int64), np.zeros((trains + 1, words), np.uint64),
-                      np.zeros(trains + 1, np.int64), np.zeros(trains, np.int64), np.zeros(1, np.int64))
+                      np.zeros(trains + 1, np.int64), np.zeros(trains, np.int64),
+                      np.zeros((trains, trains), np.int64), np.zeros((trains + 1, 64 * words), np.int64),
+                      np.zeros(trains + 1, np.int64), np.full(partner_at[-1], -1, np.int64),
+                      partner_at[:-1].astype(np.int64), np.zeros(1, np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -69,11 +128,14 @@ def combine(lists, st, budget):
     """Run the search on from ``st``; returns DONE or PAUSED."""
     mask, revenue, offset, count, same = lists.mask, lists.revenue, lists.offset, lists.count, \
         lists.same_as_previous
-    best, choice, opt, next_r, chosen, used, total, rest = st.best, st.choice, st.opt, st.next_r, st.chosen, \
-        st.used, st.total, st.rest
+    index, block0 = lists.index, lists.block0
+    best, choice, opt, next_r, chosen, used, total, rest, first = st.best, st.choice, st.opt, st.next_r, \
+        st.chosen, st.used, st.total, st.rest, st.first
+    pieces, num_pieces, partner, partner_at = st.pieces, st.num_pieces, st.partner, st.partner_at
     n = len(count)
     words = mask.shape[1]
-    first = np.zeros(n, np.int64)  # first route of each later train that fits the track used
+    indexed = index.shape[0] > 0
+    one = np.uint64(1)
 
     def clashes(row, i):
         for w in range(words):
@@ -81,35 +143,95 @@ def combine(lists, st, budget):
                 return True
         return False
 
-    def record(upto, s):
-        """The chosen routes of trains s..upto, then the ``first`` ones, are the best so far."""
+    def lowest_bit(x):
+        b = 0
+        while not (x >> np.uint64(b)) & one:
+            b += 1
+        return b
+
+    def list_pieces(i):
+        """The pieces of used[i], for the index."""
+        k = 0
+        for w in range(words):
+            x = used[i, w]
+            while x:
+                pieces[i, k] = 64 * w + lowest_bit(x)
+                k += 1
+                x &= x - one
+        num_pieces[i] = k
+
+    def first_fit(j, start, i):
+        """The first route of train j's list from ``start`` that fits used[i]
+        (count[j]: none). With the index, 64 routes are tried at once: a
+        route fits when none of the used pieces' bits has it."""
+        if start >= count[j]:
+            return count[j]
+        if not indexed:
+            r = start
+            while r < count[j] and clashes(offset[j] + r, i):
+                r += 1
+            return r
+        block = start >> 6
+        skip = start & 63
+        for b in range(block, (count[j] + 63) >> 6):
+            taken = np.uint64(0)
+            for q in range(num_pieces[i]):
+                taken |= index[pieces[i, q], block0[j] + b]
+            free = ~taken
+            if skip:
+                free &= ~np.uint64(0) << np.uint64(skip)
+                skip = 0
+            if free:
+                return min(64 * b + lowest_bit(free), count[j])
+        return count[j]
+
+    def record(i, s):
+        """The chosen routes of trains s..i-1, then the first ones that fit, are the best so far."""
         for j in range(s, n):
-            if j <= upto:
+            if j < i:
                 choice[j] = chosen[j]
             else:
-                choice[j] = first[j] if first[j] < count[j] else -1
+                choice[j] = first[i, j] if first[i, j] < count[j] else -1
 
-    def open_level(i, s):
+    def partner_of(i, r):
+        """The first route of train i + 1 that fits route r of train i
+        (remembered: the same route comes back under many others)."""
+        at = partner_at[i] + r
+        if partner[at] < 0:
+            row = offset[i] + r
+            for w in range(words):
+                used[n, w] = mask[row, w]
+            list_pieces(n)
+            partner[at] = first_fit(i + 1, r + 1 if same[i + 1] else 0, n)
+            for w in range(words):
+                used[n, w] = 0
+        return partner[at]
+
+    def open_level(i, s, floor):
         """Decide whether train i (the track before it in used[i]) is worth
         searching: bound the trains i.. by the best route of each that fits
-        the track used so far (each alone). If those routes fit each other
-        too, they are the best completion: record it and search no deeper.
-        Returns the routes scanned."""
+        the track used so far (each alone; train i's is at ``floor`` or
+        later). If those routes fit each other too, they are the best
+        completion: record it and search no deeper. Returns the routes
+        scanned."""
         bound = total[i]
         scanned = 0
         if bound + opt[i] <= best[0]:
             return scanned
-        identical = True  # trains i..j all identical to train i - 1
+        if floor < count[i] and bound + revenue[offset[i] + floor] + opt[i + 1] <= best[0]:
+            return scanned
+        list_pieces(i)
         for j in range(i, n):
-            identical = identical and j > s and same[j]
-            start = 0
-            if identical:
-                start = count[j] if chosen[i - 1] < 0 else chosen[i - 1] + 1
-            r = start
-            while r < count[j] and clashes(offset[j] + r, i):
-                r += 1
-            scanned += r - start + 1
-            first[j] = r
+            # routes before the first that fit the track of the node above clash here too
+            start = first[i - 1, j] if j > i else max(first[i - 1, j], floor)
+            if j > s and same[j]:
+                # after the route of the identical train before it: the one
+                # chosen (train i - 1) or at best the one found (trains i..)
+                before = chosen[i - 1] if j == i else first[i, j - 1]
+                start = max(start, count[j] if before < 0 or before >= count[j] else before + 1)
+            r = first_fit(j, start, i)
+            scanned += (r - start) // 16 + 1
+            first[i, j] = r
             if r < count[j]:
                 bound += revenue[offset[j] + r]
             if bound + opt[j + 1] <= best[0]:
@@ -117,8 +239,8 @@ def combine(lists, st, budget):
         # the bound beats the best: are the first routes a solution?
         fits = True
         for j in range(i, n):
-            if first[j] < count[j]:
-                row = offset[j] + first[j]
+            if first[i, j] < count[j]:
+                row = offset[j] + first[i, j]
                 if clashes(row, n):
                     fits = False
                     break
@@ -128,10 +250,11 @@ def combine(lists, st, budget):
             used[n, w] = 0
         if fits:
             best[0] = bound
-            record(i - 1, s)
+            record(i, s)
             return scanned
-        next_r[i] = first[i]
-        rest[i] = min(opt[i + 1], bound - total[i] - (revenue[offset[i] + first[i]] if first[i] < count[i] else 0))
+        next_r[i] = first[i, i]
+        rest[i] = min(opt[i + 1], bound - total[i] - (revenue[offset[i] + first[i, i]] if first[i, i] < count[i]
+                                                      else 0))
         st.level[0] = i
         return scanned
 
@@ -154,20 +277,21 @@ def combine(lists, st, budget):
             total[s] = 0
             next_r[s] = 0
             rest[s] = opt[s + 1]
+            first[s, :] = 0
+            num_pieces[s] = 0
             continue
         if steps >= budget:
             return PAUSED
         r = next_r[i]
         c = count[i]
-        if r < c:
+        if r < c and total[i] + revenue[offset[i] + r] + rest[i] > best[0]:
+            r = first_fit(i, r, i)  # routes that clash are skipped at once
+            steps += 1
             row = offset[i] + r
-            if total[i] + revenue[row] + rest[i] <= best[0]:
+            if r >= c or total[i] + revenue[row] + rest[i] <= best[0]:
                 next_r[i] = c  # the rest of the sorted list is no better
                 continue
             next_r[i] = r + 1
-            steps += 1
-            if clashes(row, i):
-                continue
             st.nodes[0] += 1
             chosen[i] = r
             if total[i] + revenue[row] > best[0]:
@@ -178,15 +302,15 @@ def combine(lists, st, budget):
                 for w in range(words):
                     used[i + 1, w] = used[i, w] | mask[row, w]
                 total[i + 1] = total[i] + revenue[row]
-                steps += open_level(i + 1, s)
-        elif r == c:
+                steps += open_level(i + 1, s, partner_of(i, r))
+        elif r <= c:
             next_r[i] = c + 1
             if i + 1 < n and total[i] + rest[i] > best[0]:
                 st.nodes[0] += 1
                 chosen[i] = -1
                 used[i + 1, :] = used[i, :]
                 total[i + 1] = total[i]
-                steps += open_level(i + 1, s)
+                steps += open_level(i + 1, s, 0)
         else:
             st.level[0] = i - 1
 

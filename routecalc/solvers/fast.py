@@ -192,7 +192,7 @@ def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limi
     order = sorted(range(len(tables)), key=lambda i: (-per_train[tables[i].train].upper,
                                                       list(distinct).index(tables[i].train), i))
     lists, owners = _route_lists(order, tables, per_train)
-    state = comb.new_state(len(order), lists.mask.shape[1])
+    state = comb.new_state(lists)
     while True:
         status = comb.combine(lists, state, CHUNK)
         if status == comb.DONE or clock.out_of_time():
@@ -236,29 +236,11 @@ def _nothing(graph: TrackGraph, table: TrainTable, prices: PayTable) -> TrainRou
 
 
 def _route_lists(order: list[int], tables: list[TrainTable], per_train: dict):
-    """Concatenate the route lists in search order (identical trains share theirs)."""
-    masks, revenues, offsets, counts, same = [], [], [], [], []
-    where: dict = {}
-    total = 0
-    owners = {}
-    for k, i in enumerate(order):
-        train = tables[i].train
-        found = per_train[train]
-        owners[i] = found
-        same.append(k > 0 and tables[order[k - 1]].train == train)
-        if train not in where:
-            where[train] = total
-            masks.append(found.mask)
-            revenues.append(found.revenue)
-            total += len(found.revenue)
-        offsets.append(where[train])
-        counts.append(len(found.revenue))
-    words = next(iter(per_train.values())).mask.shape[1] if per_train else 1
-    lists = comb.RouteLists(
-        np.ascontiguousarray(np.concatenate(masks) if masks else np.zeros((0, words), np.uint64)),
-        np.concatenate(revenues).astype(np.int64) if revenues else np.zeros(0, np.int64),
-        np.array(offsets, np.int64), np.array(counts, np.int64), np.array(same, np.bool_))
-    return lists, owners
+    """The route lists in search order (identical trains share theirs)."""
+    distinct = list(dict.fromkeys(tables[i].train for i in order))
+    lists = comb.route_lists([per_train[t].mask for t in distinct], [per_train[t].revenue for t in distinct],
+                             [distinct.index(tables[i].train) for i in order])
+    return lists, {i: per_train[tables[i].train] for i in order}
 
 
 def _suffix_share(lists: comb.RouteLists, state: comb.CombState) -> float:
