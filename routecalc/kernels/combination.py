@@ -18,6 +18,13 @@ total; identical trains (which share one route list) take routes in
 increasing list order, and when one runs nothing the identical ones after
 it run nothing either.
 
+Finding the first route that fits is most of the work. A piece index (per
+piece, a bit per route) tries 64 routes at once; the first fitting route of
+each later train is carried down the stack (deeper, more track is used, so
+nothing before it fits); and for each route the first route of the next
+train that fits it alone is remembered, since the same route comes back
+under many others.
+
 Like the enumeration, the kernel is resumable: it returns PAUSED after
 about ``budget`` steps (routes looked at) with its stack in
 :class:`CombState`.
