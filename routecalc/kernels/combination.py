@@ -299,27 +299,27 @@ def combine(lists, st, budget):
                 next_r[i] = c  # the rest of the sorted list is no better
                 continue
             next_r[i] = r + 1
-            st.nodes[0] += 1
-            chosen[i] = r
-            if total[i] + revenue[row] > best[0]:
-                best[0] = total[i] + revenue[row]
-                for j in range(s, n):
-                    choice[j] = chosen[j] if j <= i else -1
-            if i + 1 < n:
-                for w in range(words):
-                    used[i + 1, w] = used[i, w] | mask[row, w]
-                total[i + 1] = total[i] + revenue[row]
-                steps += open_level(i + 1, s, partner_of(i, r))
+            earned = revenue[row]
         elif r <= c:
-            next_r[i] = c + 1
-            if i + 1 < n and total[i] + rest[i] > best[0]:
-                st.nodes[0] += 1
-                chosen[i] = -1
-                used[i + 1, :] = used[i, :]
-                total[i + 1] = total[i]
-                steps += open_level(i + 1, s, 0)
+            next_r[i] = c + 1  # train i runs nothing
+            if i + 1 == n or total[i] + rest[i] <= best[0]:
+                continue
+            r = -1
+            earned = 0
         else:
             st.level[0] = i - 1
+            continue
+        st.nodes[0] += 1
+        chosen[i] = r
+        if total[i] + earned > best[0]:
+            best[0] = total[i] + earned
+            for j in range(s, n):
+                choice[j] = chosen[j] if j <= i else -1
+        if i + 1 < n:
+            for w in range(words):
+                used[i + 1, w] = used[i, w] | (mask[offset[i] + r, w] if r >= 0 else np.uint64(0))
+            total[i + 1] = total[i] + earned
+            steps += open_level(i + 1, s, partner_of(i, r) if r >= 0 else 0)
 
 
 def suffix_bound(lists: RouteLists, st: CombState) -> int:

@@ -253,30 +253,21 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit):
         if steps >= budget:
             return PAUSED
         moved = False
-        if phase[d] == 0:
-            cur = stop[d]
-            if not closed[d]:
-                end = adj_start[cur + 1]
-                while next_k[d] < end:
-                    k = next_k[d]
-                    next_k[d] = k + 1
-                    if can_move(d, k, cur, d == 0):
-                        push(d, k, leg_b[d])
-                        moved = True
-                        break
-            if not moved and not leg_b[d] and d >= 1 and pass_t[d]:
-                phase[d] = 1
-                next_k[d] = adj_k[1] + 1
-        if not moved and phase[d] == 1:
-            t = stop[0]
-            end = adj_start[t + 1]
+        while True:
+            # phase 0: extend the current leg from its end; phase 1: start leg B at T
+            frm = stop[d] if phase[d] == 0 else stop[0]
+            end = next_k[d] if phase[d] == 0 and closed[d] else adj_start[frm + 1]
             while next_k[d] < end:
                 k = next_k[d]
                 next_k[d] = k + 1
-                if can_move(d, k, t, False):
-                    push(d, k, True)
+                if can_move(d, k, frm, phase[d] == 0 and d == 0):
+                    push(d, k, leg_b[d] or phase[d] == 1)
                     moved = True
                     break
+            if moved or phase[d] == 1 or leg_b[d] or d == 0 or not pass_t[d]:
+                break
+            phase[d] = 1
+            next_k[d] = adj_k[1] + 1
         if not moved:
             on_path[stop[d]] = False
             depth[0] = d - 1
