@@ -138,6 +138,7 @@ class PathModel:
         self.model = cp_model.CpModel()
         self.bonuses = graph.position.rules.bonuses(graph.position)
         self.vars: dict[int, _TrainVars] = {}
+        self.ceiling = 0  # no route set earns more (the revenue variables' upper ends)
         pieces: dict[int, list] = defaultdict(list)
         for t in self.trains:
             tv = self._train(t)
@@ -275,6 +276,7 @@ class PathModel:
         bonus_top = sum(b.amount * (len(b.sets[0]) if b.type == "visit" else 1) for b in self.bonuses)
         top = mult * (sum(max(0, int(weight[s])) for s in tv.stops) + bonus_top) + bonus_top
         tv.revenue = m.NewIntVar(0, int(top), f"rev{t}")
+        self.ceiling += int(top)
         m.Add(tv.revenue == mult * (stops_value + multiplied) + plain)
 
     def _bonuses(self, t: int, tv: _TrainVars) -> tuple:
@@ -418,7 +420,9 @@ class PathModel:
                                    f"validator's score {revenue} of its routes")
         else:
             status = "feasible"
-            bound = max(revenue, math.floor(solver.BestObjectiveBound() + 1e-6))
+            # Without a solution (UNKNOWN) CP-SAT reports no usable bound.
+            best = solver.BestObjectiveBound() if code == cp_model.FEASIBLE else math.inf
+            bound = max(revenue, math.floor(best + 1e-6) if math.isfinite(best) else self.ceiling)
         stats = {"cpsat_status": solver.StatusName(code), "branches": solver.NumBranches(),
                  "conflicts": solver.NumConflicts(), "workers": solver.parameters.num_workers,
                  "variables": len(self.model.Proto().variables),

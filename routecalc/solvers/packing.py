@@ -60,8 +60,10 @@ def pack_routes(per_train: list[list[Route]], graph: TrackGraph, time_limit: flo
     revenue = sum(r.revenue for r in picked)
     if code == cp_model.OPTIMAL:
         status, bound = "optimal", revenue
-    else:
+    elif code == cp_model.FEASIBLE:
         status, bound = "feasible", max(revenue, math.floor(solver.BestObjectiveBound() + 1e-6))
+    else:  # no solution yet, and CP-SAT reports no usable bound: each train's best route
+        status, bound = "feasible", sum(max((r.revenue for r in routes), default=0) for routes in per_train)
     return status, picked, bound, {"cpsat_status": solver.StatusName(code), "branches": solver.NumBranches()}
 
 

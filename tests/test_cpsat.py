@@ -1,0 +1,232 @@
+"""The CP-SAT path model: rule by rule on hand-built boards, on the corpus,
+and its time limit, seeding and bounds.
+
+Boards are columns of flat hexes A1, A3, A5, ... (boards.column) with
+company A's token on the first city unless a test says otherwise; each
+expected revenue is worked out in the comment beside it.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from boards import cell, city, column, line_board, offboard, position, town, track
+from routecalc.errors import PositionError
+from routecalc.graph import compile_position
+from routecalc.model import load_position
+from routecalc.scoring import train_tables
+from routecalc.solvers.cpsat import PathModel, candidate_stops, solve_cpsat
+from routecalc.validate import RouteSetValidator
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+GENERIC = sorted((CORPUS / "generic").glob("*/*.json"))
+IRELAND = sorted((CORPUS / "18Ireland").glob("*.json"))
+NAVIG = [p for p in GENERIC if p.name.startswith("navig18xx")]
+#: Every 15th generic and 20th 18Ireland position and navig18xx's three: the default run.
+SAMPLE = sorted(set(GENERIC[::15]) | set(IRELAND[::20]) | set(NAVIG))
+
+
+def solve(position_json: dict, **kwargs) -> dict:
+    """CP-SAT's answer, after checking its routes with the validator."""
+    position = load_position(position_json)
+    result = solve_cpsat(position, **kwargs)
+    checked = RouteSetValidator(position).validate(result["routes"])
+    assert checked["revenue"] == result["revenue"]
+    return result
+
+
+def nodes(result: dict) -> list[list[str]]:
+    return [r["nodes"] for r in result["routes"]]
+
+
+# -- rules ---------------------------------------------------------------------------------
+
+def test_plain_trains_share_cities_not_track():
+    # Token on the 30: the 2 runs 30-40 (70) and the other 2 runs 20-30 (50).
+    result = solve(line_board(city(20), city(30), city(40), trains=["2", "2"], token_at=1))
+    assert (result["revenue"], result["status"], result["bound"]) == (120, "optimal", 120)
+    assert sorted(map(sorted, nodes(result))) == [["A1-0", "A3-0"], ["A3-0", "A5-0"]]
+
+
+def test_express_pays_its_best_stops_with_the_token_among_them():
+    # 2E over 10 (token), 60, 50: the token stop must pay, so 10 + 60 = 70 and the 50 is skipped
+    # (or not visited).
+    result = solve(line_board(city(10), town(60), city(50), trains=["2E"]))
+    assert result["revenue"] == 70
+    assert "A5-0" not in {s["node"] for s in result["routes"][0]["stops"]}
+
+
+def test_n_plus_m_and_fill():
+    # 1+1 on city 10 (token) - town 40 - town 30 - city 50: one city may be visited, one town
+    # pays: 10 + 40.
+    board = line_board(city(10), town(40), town(30), city(50),
+                       trains=[{"name": "1+1", "distance": [{"nodes": ["city", "offboard"], "pay": 1, "visit": 1},
+                                                            {"nodes": ["town"], "pay": 1, "visit": 2}]}])
+    assert solve(board)["revenue"] == 50
+    board["trains"] = [{"name": "2F", "fill": True,
+                        "distance": [{"nodes": ["city", "offboard"], "pay": 2, "visit": 2},
+                                     {"nodes": ["town"], "pay": 0, "visit": 99}]}]
+    # 2F: cities 10 and 50 take both slots, the towns are passed for free: 60.
+    assert solve(board)["revenue"] == 60
+    board["hexes"][3]["code"] = city(0)
+    # With the far city worth 0 the second slot is filled by the best town: 10 + 40.
+    assert solve(board)["revenue"] == 50
+
+
+def test_multiplier_doubles_the_route():
+    board = line_board(city(20), city(30), trains=[{"name": "2x", "distance": 2, "multiplier": 2}])
+    assert solve(board)["revenue"] == 100
+
+
+def test_blocked_city_only_ends_a_route():
+    # B fills the 30's only slot: the 3 cannot pass it to reach the 90, so 20 + 30 = 50.
+    board = position(column(city(20), city(30), city(90), tokens={0: [["A"]], 1: [["B"]]}), ["3"])
+    assert solve(board)["revenue"] == 50
+
+
+def test_offboard_only_ends_a_route():
+    # The offboard in the middle stops the walk: 20 + 60 = 80, never on to the 90.
+    assert solve(line_board(city(20), offboard(60), city(90), trains=["3"]))["revenue"] == 80
+
+
+def test_terminal_path_only_ends_a_route():
+    # A3's path towards A5 is terminal: a route may end on it at A3 or begin there, never pass.
+    board = line_board(city(20), city(30, edges=(3,)) + ";path=a:0,b:_0,terminal:1", city(90), trains=["3"])
+    result = solve(board)
+    assert result["revenue"] == 50
+    # Without the terminal mark the 3 runs all three: 140.
+    board["hexes"][1]["code"] = city(30)
+    assert solve(board)["revenue"] == 140
+
+
+def test_groups_allow_one_stop_each():
+    # 10 and 40 share a group: the 3 from the token (20, middle) takes 20 + one of them, at most 60.
+    board = line_board(city(10, groups="G"), city(20), city(40, groups="G"), token_at=1, trains=["3"])
+    assert solve(board)["revenue"] == 60
+
+
+def test_narrow_track_is_closed_to_broad_trains():
+    board = line_board(city(20), city(30, path="track:narrow"), city(50, path="track:narrow"), trains=["3"])
+    assert solve(board)["revenue"] == 0
+
+
+def test_no_hex_twice_forbids_reentering_a_cell():
+    # A1 holds two cities joined only by a loop out through B2 and B0 and back into A1:
+    # 20 + 50, but with no_hex_twice the route enters A1 twice.
+    hexes = [
+        cell("A1", "city=revenue:20;city=revenue:50;path=a:5,b:_0;path=a:4,b:_1", tokens=[["A"], [None]]),
+        cell("B0", track((0, 1))),
+        cell("B2", track((2, 3))),
+    ]
+    board = position(hexes, ["2"])
+    assert solve(board)["revenue"] == 70
+    board["options"] = {"no_hex_twice": True}
+    assert solve(board)["revenue"] == 0
+
+
+def test_bonuses_count_with_the_paying_stops():
+    # Visit bonus of 30 at A5 (multiplied by 2) and a connect bonus of 25 for A1 with A5.
+    board = line_board(city(20), city(10), city(10), trains=[{"name": "3x", "distance": 3, "multiplier": 2}],
+                       options={"bonuses": [
+                           {"type": "visit", "cells": ["A5"], "amount": 30, "multiplied": True},
+                           {"type": "connect", "sets": [["A1"], ["A5"]], "amount": 25, "multiplied": False}]})
+    # (20 + 10 + 10 + 30) * 2 + 25
+    assert solve(board)["revenue"] == 165
+
+
+def test_express_chooses_its_stops_with_the_bonus_in_mind():
+    # A 2E pays its token stop 20 and one more: the 40, or the 10 in A5 with its visit bonus of
+    # 50. 20 + 10 + 50 = 80 beats 20 + 40, so the 40 is skipped.
+    board = line_board(city(20), city(40), city(10), trains=["2E"],
+                       options={"bonuses": [{"type": "visit", "cells": ["A5"], "amount": 50}]})
+    result = solve(board)
+    assert result["revenue"] == 80
+    assert result["routes"][0]["skip"] == ["A3-0"]
+
+
+def test_no_token_no_route():
+    board = position(column(city(20), city(30)), ["2"])
+    result = solve(board)
+    assert (result["revenue"], result["routes"], result["status"]) == (0, [], "optimal")
+
+
+# -- the model --------------------------------------------------------------------------------
+
+def test_reach_leaves_out_what_a_train_cannot_touch():
+    # A 2-train from the token at A1 reaches A3 only; the D reaches all four cities.
+    board = line_board(city(20), city(30), city(40), city(50), trains=["2", "D"])
+    graph = compile_position(load_position(board))
+    short, long = (candidate_stops(graph, t) for t in train_tables(graph))
+    assert [graph.stop_ids[s] for s in short.stops] == ["A1-0", "A3-0"]
+    assert [graph.stop_ids[s] for s in long.stops] == ["A1-0", "A3-0", "A5-0", "A7-0"]
+    assert long.hops == {s: i for i, s in enumerate(long.stops)}
+
+
+def test_a_seeded_model_starts_from_the_seed():
+    board = line_board(city(20), city(30), city(40), trains=["2", "2"], token_at=1)
+    position_ = load_position(board)
+    seed = RouteSetValidator(position_).routes([{"train": "2", "nodes": ["A1-0", "A3-0"]}])
+    result = solve_cpsat(position_, hint=seed)
+    assert result["revenue"] == 120
+    # A cap below the optimum is obeyed: the answer is then the best within it.
+    capped = PathModel(compile_position(position_), train_tables(compile_position(position_)))
+    capped.at_most(60)
+    status, routes, bound, _ = capped.solve()
+    assert (status, sum(r.revenue for r in routes), bound) == ("optimal", 50, 50)
+
+
+def test_time_limit_gives_a_feasible_answer_with_a_true_bound():
+    stress = load_position(json.loads((ROOT / "fixtures" / "stress-1867-two-d.json").read_text()))
+    result = solve_cpsat(stress, time_limit=0.2)
+    optimum = 1490  # proven by CP-SAT without a limit (benchmarks/test_bench_cpsat.py)
+    assert result["status"] == "feasible"
+    assert result["revenue"] <= optimum <= result["bound"]
+    assert RouteSetValidator(stress).validate(result["routes"])["revenue"] == result["revenue"]
+
+
+def test_pending_game_is_refused_by_name():
+    board = line_board(city(20), city(30), game="18Cuba")
+    with pytest.raises(PositionError, match="18Cuba"):
+        solve_cpsat(load_position(board))
+
+
+# -- corpus -----------------------------------------------------------------------------------
+
+@cache
+def corpus_answer(path: Path):
+    data = json.loads(path.read_text())
+    position = load_position(data)
+    if not position.rules.implemented:
+        return None
+    result = solve_cpsat(position)
+    return data["reference"], result, RouteSetValidator(position).validate(result["routes"])
+
+
+def check_corpus(path: Path) -> None:
+    solved = corpus_answer(path)
+    if solved is None:
+        pytest.skip(f"{path.parent.name}: rule set not implemented")
+    reference, result, checked = solved
+    oracle = reference["oracle"]
+    assert checked["revenue"] == result["revenue"]
+    assert result["status"] == "optimal"
+    if oracle["exact"]:
+        assert result["revenue"] == oracle["total"]
+    else:
+        assert result["revenue"] >= oracle["total"]
+
+
+@pytest.mark.parametrize("path", SAMPLE, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_corpus_sample_matches_the_oracle(path):
+    check_corpus(path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", GENERIC + IRELAND, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_corpus_position_matches_the_oracle(path):
+    check_corpus(path)
