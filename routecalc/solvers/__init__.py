@@ -35,11 +35,18 @@ def _cpsat(position, graph, limits: Limits) -> dict:
 
 def _packing(position, graph, limits: Limits) -> dict:
     from .packing import solve_packing
-    return solve_packing(position, graph, time_limit=limits.time_limit)
+    return solve_packing(position, graph, time_limit=limits.time_limit, route_limit=limits.route_limit)
 
 
-SOLVERS: dict[str, Callable] = {"fast": _fast, "reference": _reference, "cpsat": _cpsat, "packing": _packing}
-DEFAULT_SOLVER = "fast"
+def _auto(position, graph, limits: Limits) -> dict:
+    from .auto import solve_auto
+    return solve_auto(position, graph, time_limit=limits.time_limit, route_limit=limits.route_limit,
+                      progress=limits.progress)
+
+
+SOLVERS: dict[str, Callable] = {"auto": _auto, "fast": _fast, "reference": _reference, "cpsat": _cpsat,
+                                "packing": _packing}
+DEFAULT_SOLVER = "auto"
 
 
 def warm_up() -> None:

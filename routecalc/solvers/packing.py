@@ -1,10 +1,11 @@
 """Set packing over enumerated routes, solved by CP-SAT.
 
 For the middle ground: enumeration finishes, but the routes are many and
-hard to combine (a branch and bound over route lists can stall when good
-routes of different trains overlap). Every enumerated route is one literal;
-each train runs at most one route (``AddAtMostOne`` per train) and each
-track piece carries at most one route (``AddAtMostOne`` per piece).
+hard to combine (a branch and bound over route lists stalls when the good
+routes of different trains overlap). The fast solver's kernels list every
+non-dominated route of each train; every route is then one literal, each
+train runs at most one route (``AddAtMostOne`` per train) and each track
+piece carries at most one route (``AddAtMostOne`` per piece).
 """
 
 from __future__ import annotations
@@ -14,74 +15,127 @@ import os
 import time
 from collections import defaultdict
 
+import numpy as np
 from ortools.sat.python import cp_model
 
 from ..graph import TrackGraph, compile_position
 from ..model import Position
 from ..routes import Route, answer
 from ..rules import require_implemented
-from ..scoring import train_tables
-from .reference import enumerate_routes
+from ..scoring import TrainTable, pay_table, train_tables
+from ..validate import score_route
+from .fast import TrainRoutes, _Clock, enumerate_train, graph_arrays, rebuild
 
 
-def pack_routes(per_train: list[list[Route]], graph: TrackGraph, time_limit: float | None = None,
-                hint: list[Route] | None = None) -> tuple[str, list[Route], int, dict]:
+def enumerate_company(graph: TrackGraph, tables: list[TrainTable], route_limit: int | None = None,
+                      time_limit: float | None = None) -> list[TrainRoutes]:
+    """Each train's routes from the fast enumeration kernel (identical trains
+    share one list)."""
+    clock = _Clock(time_limit, None)
+    arrays = graph_arrays(graph)
+    bonuses = graph.position.rules.bonuses(graph.position)
+    found: dict = {}
+    for table in tables:
+        if table.train not in found:
+            found[table.train] = enumerate_train(graph, arrays, table, pay_table(table, graph, bonuses),
+                                                 route_limit, clock, (0.0, 1.0))
+    return [found[table.train] for table in tables]
+
+
+def _pieces(mask: np.ndarray) -> dict[int, np.ndarray]:
+    """Track piece -> rows of the routes that use it."""
+    out = {}
+    for w in range(mask.shape[1]):
+        for b in range(64):
+            rows = np.flatnonzero((mask[:, w] >> np.uint64(b)) & np.uint64(1))
+            if len(rows):
+                out[64 * w + b] = rows
+    return out
+
+
+def greedy_floor(per_train: list[TrainRoutes]) -> int:
+    """Revenue of a quick route set: each train in turn (richest first) takes
+    its best route clear of the track already taken."""
+    taken = np.zeros(per_train[0].mask.shape[1] if per_train else 1, dtype=np.uint64)
+    total = 0
+    for found in sorted(per_train, key=lambda f: -int(f.revenue.max(initial=0))):
+        clear = np.flatnonzero(~np.any(found.mask & taken, axis=1))
+        if len(clear):
+            k = clear[np.argmax(found.revenue[clear])]
+            taken |= found.mask[k]
+            total += int(found.revenue[k])
+    return total
+
+
+def pack_routes(per_train: list[TrainRoutes], graph: TrackGraph, time_limit: float | None = None
+                ) -> tuple[str, list[Route], int, dict]:
     """(status, chosen routes, upper bound, statistics) of the best track-disjoint
-    choice of one route or none per train."""
+    choice of one route or none per train among the listed routes.
+
+    Only routes that could beat the greedy set become literals: a route
+    earning ``r`` for train ``t`` is useful only if ``r`` plus the other
+    trains' best routes reaches the greedy revenue.
+    """
+    floor = greedy_floor(per_train)
+    best = [int(found.revenue.max(initial=0)) for found in per_train]
     model = cp_model.CpModel()
-    chosen: list[list[tuple[cp_model.IntVar, Route]]] = []
+    literals: list[list[tuple[int, cp_model.IntVar]]] = []
     on_piece: dict[int, list[cp_model.IntVar]] = defaultdict(list)
-    for t, routes in enumerate(per_train):
-        lits = []
-        for k, route in enumerate(routes):
-            lit = model.NewBoolVar(f"r{t}_{k}")
-            lits.append((lit, route))
-            for p in {p for c in route.conns for p in graph.conn_pieces[c]}:
-                on_piece[p].append(lit)
+    for t, found in enumerate(per_train):
+        rows = np.flatnonzero((found.revenue > 0) & (found.revenue + sum(best) - best[t] >= floor))
+        lits = [(int(k), model.NewBoolVar(f"r{t}_{k}")) for k in rows]
         if len(lits) > 1:
-            model.AddAtMostOne(lit for lit, _ in lits)
-        chosen.append(lits)
+            model.AddAtMostOne(lit for _, lit in lits)
+        for p, at in _pieces(found.mask[rows]).items():
+            on_piece[p].extend(lits[i][1] for i in at)
+        literals.append(lits)
     for lits in on_piece.values():
         if len(lits) > 1:
             model.AddAtMostOne(lits)
-    model.Maximize(sum(route.revenue * lit for lits in chosen for lit, route in lits))
-    if hint:
-        wanted = {(r.train, tuple(r.stops), tuple(r.conns)) for r in hint}
-        for lits in chosen:
-            for lit, route in lits:
-                model.AddHint(lit, (route.train, tuple(route.stops), tuple(route.conns)) in wanted)
+    model.Maximize(sum(int(found.revenue[k]) * lit for found, lits in zip(per_train, literals) for k, lit in lits))
+    model.Add(sum(int(found.revenue[k]) * lit for found, lits in zip(per_train, literals) for k, lit in lits)
+              >= floor)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = os.cpu_count() or 1
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = float(time_limit)
     code = solver.Solve(model)
-    picked = [route for lits in chosen for lit, route in lits
-              if code in (cp_model.OPTIMAL, cp_model.FEASIBLE) and solver.BooleanValue(lit)]
-    revenue = sum(r.revenue for r in picked)
+    chosen = []
+    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        for t, (found, lits) in enumerate(zip(per_train, literals)):
+            for k, lit in lits:
+                if solver.BooleanValue(lit):
+                    stops, conns = rebuild(graph, found.buffer, int(found.rows[k]))
+                    route = score_route(Route(t, stops, conns), found.table, graph)
+                    if route.revenue != found.revenue[k]:
+                        raise RuntimeError(f"the kernel priced a route {found.revenue[k]}, the validator "
+                                           f"{route.revenue}")
+                    chosen.append(route)
+    revenue = sum(r.revenue for r in chosen)
     if code == cp_model.OPTIMAL:
         status, bound = "optimal", revenue
     elif code == cp_model.FEASIBLE:
         status, bound = "feasible", max(revenue, math.floor(solver.BestObjectiveBound() + 1e-6))
     else:  # no solution yet, and CP-SAT reports no usable bound: each train's best route
-        status, bound = "feasible", sum(max((r.revenue for r in routes), default=0) for routes in per_train)
-    return status, picked, bound, {"cpsat_status": solver.StatusName(code), "branches": solver.NumBranches()}
+        status, bound = "feasible", sum(best)
+    return status, chosen, bound, {"cpsat_status": solver.StatusName(code), "branches": solver.NumBranches(),
+                                   "routes_packed": sum(len(lits) for lits in literals)}
 
 
-def solve_packing(position: Position, graph: TrackGraph | None = None, *,
-                  time_limit: float | None = None) -> dict:
+def solve_packing(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
+                  route_limit: int | None = None) -> dict:
     """Enumerate every train's routes, then pack them with CP-SAT."""
     require_implemented(position.rules)
     started = time.perf_counter()
     graph = graph or compile_position(position)
     tables = train_tables(graph)
-    per_train = []
-    for t, table in enumerate(tables):
-        routes = enumerate_routes(graph, table)
-        for r in routes:
-            r.train = t
-        per_train.append(routes)
+    per_train = enumerate_company(graph, tables, route_limit, time_limit)
     left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
     status, routes, bound, stats = pack_routes(per_train, graph, left)
+    if not all(found.complete for found in per_train):
+        # A limit cut the enumeration: the packing's optimum bounds only the listed routes.
+        status, bound = "feasible", max(sum(found.upper for found in per_train), bound)
     return answer(graph, tables, routes, solver="packing", status=status, bound=bound,
-                  routes_enumerated=sum(len(r) for r in per_train), **stats,
+                  routes_enumerated=sum(found.enumerated for found in per_train),
+                  routes_kept=sum(len(found.revenue) for found in per_train), **stats,
                   seconds=round(time.perf_counter() - started, 4))
