@@ -15,7 +15,7 @@ from pathlib import Path
 from . import api
 from .errors import PositionError, RouteViolation
 from .model import load_position, read_json
-from .solvers import DEFAULT_SOLVER, SOLVERS, warm_up
+from .solvers import DEFAULT_SOLVER, KERNEL_SOLVERS, SOLVERS, warm_up
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DEMO_FIXTURE = FIXTURES / "1830-late.json"
@@ -62,7 +62,7 @@ def progress_bar(enabled: bool, label: str):
 
 def cmd_solve(args) -> int:
     code = 0
-    if args.solver == "fast":
+    if args.solver in KERNEL_SOLVERS:
         warm_up()
     for path in args.positions:
         try:
@@ -98,7 +98,7 @@ def cmd_validate(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    if args.solver == "fast":
+    if args.solver in KERNEL_SOLVERS:
         warm_up()
     position = _load(str(DEMO_FIXTURE))
     print(f"{DEMO_FIXTURE.name}: {position.company} runs {', '.join(t.name for t in position.trains)} "

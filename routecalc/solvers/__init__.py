@@ -47,6 +47,8 @@ def _auto(position, graph, limits: Limits) -> dict:
 SOLVERS: dict[str, Callable] = {"auto": _auto, "fast": _fast, "reference": _reference, "cpsat": _cpsat,
                                 "packing": _packing}
 DEFAULT_SOLVER = "auto"
+#: Solvers that run the numba kernels (worth warming up before the first solve).
+KERNEL_SOLVERS = frozenset({"auto", "fast", "packing"})
 
 
 def warm_up() -> None:
