@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import positions
 
-from routecalc import cli
+from routecalc import api, cli
 from routecalc.errors import PositionError
 from routecalc.graph import compile_position
 from routecalc.kernels import combination as comb
 from routecalc.model import load_position, load_position_file
 from routecalc.scoring import best_payment, train_tables
-from routecalc.solvers import DEFAULT_SOLVER, fast
+from routecalc.solvers import fast
 from routecalc.solvers.fast import solve_fast
 from routecalc.solvers.reference import enumerate_routes, solve_reference
 from routecalc.validate import RouteSetValidator
@@ -85,8 +85,10 @@ def test_payment_kernel_equals_brute_force(position_json):
             assert revenue == route.revenue, (route.stops, route.paid, paid)
 
 
-def test_fast_is_the_default():
-    assert DEFAULT_SOLVER == "fast"
+def test_fast_is_registered():
+    position = load_position_file(cli.DEMO_FIXTURE)
+    answer = api.solve(position, "fast")
+    assert answer["solver"] == "fast" and answer["revenue"] == solve_reference(position)["revenue"]
 
 
 @needs_corpus
