@@ -155,7 +155,7 @@ def test_warm_up_solves_its_tiny_position():
 
 @needs_corpus
 def test_cli_progress_and_route_limit(capsys):
-    assert cli.main(["solve", str(CNR), "--progress", "--route-limit", "300"]) == 0
+    assert cli.main(["solve", str(CNR), "--solver", "fast", "--progress", "--route-limit", "300"]) == 0
     import json
     answer = json.loads(capsys.readouterr().out)
     assert answer["status"] == "feasible" and answer["bound"] >= 1150 >= answer["revenue"]
