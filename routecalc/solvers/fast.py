@@ -45,7 +45,6 @@ class TrainRoutes:
     """The kept routes of one distinct train, best first."""
 
     table: TrainTable
-    prices: PayTable
     mask: np.ndarray
     revenue: np.ndarray
     buffer: enum.RouteBuffer  # the walks, to rebuild the chosen routes
@@ -114,7 +113,7 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
     keep = order[np.sort(first)]
     best = int(revenue[keep[0]]) if len(keep) else 0
     upper = best if complete else max(best, ceiling(prices))
-    return TrainRoutes(table, prices, np.ascontiguousarray(mask[keep]), revenue[keep].copy(), buf, keep,
+    return TrainRoutes(table, np.ascontiguousarray(mask[keep]), revenue[keep].copy(), buf, keep,
                        int(state.stats[0]), complete, upper)
 
 
@@ -231,7 +230,7 @@ def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limi
 def _nothing(graph: TrackGraph, table: TrainTable, prices: PayTable) -> TrainRoutes:
     """A train the clock left no time to enumerate."""
     words = graph.conn_mask.shape[1]
-    return TrainRoutes(table, prices, np.zeros((0, words), np.uint64), np.zeros(0, np.int64),
+    return TrainRoutes(table, np.zeros((0, words), np.uint64), np.zeros(0, np.int64),
                        enum.new_buffer(1, 1, words), np.zeros(0, np.int64), 0, False, ceiling(prices))
 
 
