@@ -1,13 +1,21 @@
 """Automatic choice: the fast solver while enumeration is affordable, CP-SAT
 where it explodes.
 
-The enumeration size is found out by trying: the fast solver runs with a
-budget of routes per train and of seconds. Finished within it, its answer
-is optimal and is returned. Otherwise (long trains on a big board: diesels,
-express trains, 1867 trains that pass towns for free) CP-SAT, which does not
-enumerate, solves the whole problem, seeded with the fast solver's best
-route set and capped by its bound (the single-train maxima). The answer's
-``solver`` names the solver whose search proved it and
+The enumeration size is found out by trying: the fast solver's enumeration
+kernel lists each train's routes within a budget of routes and seconds.
+
+- Finished within it: the fast solver runs (its enumeration is then known
+  to be quick) and its answer is returned when its combination search
+  finishes too. If that search stalls, the enumerated routes are packed
+  with CP-SAT instead (:mod:`.packing`).
+- Stopped by the budget (long trains on a big board: diesels, express
+  trains, 1867 trains that pass towns for free): CP-SAT, which does not
+  enumerate, solves the whole problem, seeded with the best route set the
+  listed routes give, capped by the single-train maxima (exact for the
+  trains whose enumeration finished, the fast solver's ceiling for the
+  others).
+
+The answer's ``solver`` names the solver that produced it and
 ``stats["auto"]`` says why that one ran.
 """
 
@@ -16,53 +24,62 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from ..errors import RouteViolation
 from ..graph import TrackGraph
 from ..model import Position
-from ..validate import RouteSetValidator
+from ..routes import answer
+from ..scoring import train_tables
 from .cpsat import solve_cpsat
 from .fast import solve_fast
+from .packing import chosen_routes, enumerate_company, greedy_choice, pack_routes
 
-#: Routes per train the fast solver may enumerate before auto turns to CP-SAT.
-ROUTE_BUDGET = 100_000
-#: Seconds the fast solver may take before auto turns to CP-SAT.
-FAST_SECONDS = 1.0
+#: Routes per train, and seconds for all trains, that enumeration may take
+#: before auto calls the position too big for the fast solver.
+ROUTE_BUDGET = 1_000_000
+ENUMERATION_SECONDS = 1.0
+#: Seconds the fast solver's combination search may take before auto packs
+#: the routes with CP-SAT instead.
+COMBINATION_SECONDS = 2.0
 
 
-def _scaled(progress: Callable[[float], None] | None, low: float, high: float):
-    if progress is None:
-        return None
-    return lambda fraction: progress(low + (high - low) * fraction)
+def _left(time_limit: float | None, started: float) -> float | None:
+    return None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
 
 
 def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | None = None,
                route_limit: int | None = None, progress: Callable[[float], None] | None = None) -> dict:
-    """Fast solver within its budget, else CP-SAT seeded with what it found."""
+    """The fast solver within the enumeration budget, else CP-SAT."""
     started = time.perf_counter()
-    seconds = FAST_SECONDS if time_limit is None else min(FAST_SECONDS, time_limit / 2)
-    routes = ROUTE_BUDGET if route_limit is None else min(ROUTE_BUDGET, route_limit)
-    fast = solve_fast(position, graph, time_limit=seconds, route_limit=routes,
-                      progress=_scaled(progress, 0.0, 0.5))
-    tried = {key: fast[key] for key in ("status", "revenue", "bound")}
-    tried.update(routes_enumerated=fast["stats"]["routes_enumerated"], seconds=fast["stats"]["seconds"])
-    if fast["status"] == "optimal":
-        fast["stats"]["auto"] = {"solver": "fast", "why": (
-            f"enumeration and combination finished within the budget ({routes:,} routes per train, "
-            f"{seconds:g} s): {tried['routes_enumerated']:,} routes in {tried['seconds']:g} s")}
-        return fast
+    tables = train_tables(graph)
+    budget = ROUTE_BUDGET if route_limit is None else min(ROUTE_BUDGET, route_limit)
+    seconds = ENUMERATION_SECONDS if time_limit is None else min(ENUMERATION_SECONDS, time_limit / 3)
+    listed = enumerate_company(graph, tables, budget, seconds)
+    distinct = {id(found): found for found in listed}.values()
+    count = sum(found.enumerated for found in distinct)
+    took = time.perf_counter() - started
+    limits = f"{budget:,} routes per train, {seconds:g} s"
 
-    why = (f"the fast solver stopped at its budget ({routes:,} routes per train, {seconds:g} s) with "
-           f"{fast['revenue']} of at most {fast['bound']} after {tried['routes_enumerated']:,} routes: "
-           "CP-SAT, seeded with its routes and capped by its bound")
-    try:
-        hint = RouteSetValidator(position, graph).routes(fast["routes"])
-    except RouteViolation:
-        # Same-named trains of different kinds: the route form cannot say which
-        # ran which route, so the seed is dropped (CP-SAT finds its own).
-        hint = []
-    left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
-    result = solve_cpsat(position, graph, time_limit=left, progress=_scaled(progress, 0.5, 1.0), hint=hint,
-                         known_bound=fast["bound"])
-    result["stats"]["auto"] = {"solver": "cpsat", "why": why, "fast": tried}
+    if all(found.complete for found in listed):
+        search = COMBINATION_SECONDS if time_limit is None else min(COMBINATION_SECONDS, _left(time_limit, started))
+        fast = solve_fast(position, graph, time_limit=search, progress=progress)
+        if fast["status"] == "optimal":
+            fast["stats"]["auto"] = {"solver": "fast", "why": (
+                f"enumeration finished within the budget ({limits}): {count:,} routes in {took:.3g} s")}
+            fast["stats"]["seconds"] = round(time.perf_counter() - started, 4)
+            return fast
+        status, routes, bound, stats = pack_routes(listed, graph, _left(time_limit, started))
+        return answer(graph, tables, routes, solver="packing", status=status, bound=bound, **stats,
+                      seconds=round(time.perf_counter() - started, 4),
+                      auto={"solver": "packing", "why": (
+                          f"enumeration finished ({count:,} routes) but the fast combination search did not "
+                          f"within {search:g} s: the routes packed with CP-SAT")})
+
+    seed = chosen_routes(greedy_choice(listed), listed, graph)
+    maxima = {t: found.upper for t, found in enumerate(listed) if found.complete}
+    ceiling = sum(found.upper for found in listed)
+    result = solve_cpsat(position, graph, time_limit=_left(time_limit, started),
+                         progress=progress, hint=seed, known_bound=ceiling, known_maxima=maxima)
+    result["stats"]["auto"] = {"solver": "cpsat", "why": (
+        f"enumeration stopped at the budget ({limits}) after {count:,} routes: CP-SAT, seeded with "
+        f"{sum(r.revenue for r in seed)} from the listed routes, at most {ceiling} by the single-train maxima")}
     result["stats"]["seconds"] = round(time.perf_counter() - started, 4)
     return result

@@ -474,12 +474,12 @@ def identical_trains(tables: list[TrainTable]) -> list[list[int]]:
     return kinds
 
 
-def single_train_maxima(graph: TrackGraph, tables: list[TrainTable], time_limit: float | None
-                        ) -> tuple[dict[int, int], list[Route]]:
-    """Each kind of train solved alone: (upper bound per train, the best
-    route of each kind)."""
-    kinds = identical_trains(tables)
-    bounds: dict[int, int] = {}
+def single_train_maxima(graph: TrackGraph, tables: list[TrainTable], time_limit: float | None,
+                        known: dict[int, int]) -> tuple[dict[int, int], list[Route]]:
+    """Each kind of train solved alone, unless ``known`` holds its maximum
+    already: (upper bound per train, the best route of each kind solved)."""
+    kinds = [members for members in identical_trains(tables) if members[0] not in known]
+    bounds = dict(known)
     best: list[Route] = []
     for members in kinds:
         share = None if time_limit is None else time_limit / len(kinds)
@@ -491,8 +491,8 @@ def single_train_maxima(graph: TrackGraph, tables: list[TrainTable], time_limit:
 
 def one_by_one(graph: TrackGraph, tables: list[TrainTable], first: list[Route], caps: dict[int, int],
                time_limit: float | None) -> list[Route]:
-    """A first route set: the richest single-train route, then each further
-    train's best route on the track left over (trains by falling cap)."""
+    """A first route set: the richest of the ``first`` routes, then each
+    further train's best route on the track left over (trains by falling cap)."""
     chosen = sorted(first, key=lambda r: -r.revenue)[:1]
     order = sorted((t for t in caps if not any(r.train == t for r in chosen)), key=lambda t: -caps[t])
     for t in order:
@@ -505,13 +505,14 @@ def one_by_one(graph: TrackGraph, tables: list[TrainTable], first: list[Route], 
 
 def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
                 progress=None, hint: list[Route] | None = None, known_bound: int | None = None,
-                solver_name: str = "cpsat", **extra_stats) -> dict:
+                known_maxima: dict[int, int] | None = None) -> dict:
     """Best route set by CP-SAT.
 
-    With several trains, each kind of train is first solved alone: its
-    maximum caps that train in the whole model. The richest single route and
-    then each further train's best route on the track left over make a first
-    solution, often already the optimum, which the caps then prove. ``hint`` routes (a known route
+    With several trains, each kind of train is first solved alone (unless
+    ``known_maxima`` gives its maximum): the maximum caps that train in the
+    whole model. The richest single route and then each further train's
+    best route on the track left over make a first solution, often already
+    the optimum, which the caps then prove. ``hint`` routes (a known route
     set) seed the search and ``known_bound`` caps the total.
     """
     require_implemented(position.rules)
@@ -520,15 +521,16 @@ def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_lim
     tables = train_tables(graph)
     hint = list(hint or [])
     caps: dict[int, int] = {}
+    share = None if time_limit is None else time_limit / 4
     if len(tables) > 1:
-        caps, singles = single_train_maxima(graph, tables, None if time_limit is None else time_limit / 4)
+        caps, singles = single_train_maxima(graph, tables, share, known_maxima or {})
         if sum(caps.values()) > sum(r.revenue for r in hint):
-            first = one_by_one(graph, tables, singles, caps, None if time_limit is None else time_limit / 4)
+            first = one_by_one(graph, tables, singles + hint, caps, share)
             if sum(r.revenue for r in first) > sum(r.revenue for r in hint):
                 hint = first
         if sum(caps.values()) <= sum(r.revenue for r in hint):
-            return answer(graph, tables, hint, solver=solver_name, status="optimal", **extra_stats,
-                          proof="single-train maxima", seconds=round(time.perf_counter() - started, 4))
+            return answer(graph, tables, hint, solver="cpsat", status="optimal", proof="single-train maxima",
+                          seconds=round(time.perf_counter() - started, 4))
     left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
     model = PathModel(graph, tables)
     if hint:
@@ -546,6 +548,6 @@ def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_lim
     if known_bound is not None:
         bound = min(bound, known_bound)
     revenue = sum(r.revenue for r in routes)
-    return answer(graph, tables, routes, solver=solver_name, status="optimal" if bound <= revenue else "feasible",
-                  bound=max(bound, revenue), **extra_stats, **stats, proof="whole model",
+    return answer(graph, tables, routes, solver="cpsat", status="optimal" if bound <= revenue else "feasible",
+                  bound=max(bound, revenue), **stats, proof="whole model",
                   seconds=round(time.perf_counter() - started, 4))

@@ -53,18 +53,32 @@ def _pieces(mask: np.ndarray) -> dict[int, np.ndarray]:
     return out
 
 
-def greedy_floor(per_train: list[TrainRoutes]) -> int:
-    """Revenue of a quick route set: each train in turn (richest first) takes
-    its best route clear of the track already taken."""
+def greedy_choice(per_train: list[TrainRoutes]) -> list[tuple[int, int]]:
+    """A quick route set as (train, row) pairs: each train in turn (richest
+    first) takes its best route clear of the track already taken."""
     taken = np.zeros(per_train[0].mask.shape[1] if per_train else 1, dtype=np.uint64)
-    total = 0
-    for found in sorted(per_train, key=lambda f: -int(f.revenue.max(initial=0))):
+    chosen = []
+    for t in sorted(range(len(per_train)), key=lambda t: -int(per_train[t].revenue.max(initial=0))):
+        found = per_train[t]
         clear = np.flatnonzero(~np.any(found.mask & taken, axis=1))
         if len(clear):
-            k = clear[np.argmax(found.revenue[clear])]
+            k = int(clear[np.argmax(found.revenue[clear])])
             taken |= found.mask[k]
-            total += int(found.revenue[k])
-    return total
+            chosen.append((t, k))
+    return chosen
+
+
+def chosen_routes(choice: list[tuple[int, int]], per_train: list[TrainRoutes], graph: TrackGraph) -> list[Route]:
+    """The chosen listed routes as scored :class:`Route` objects."""
+    routes = []
+    for t, k in choice:
+        found = per_train[t]
+        stops, conns = rebuild(graph, found.buffer, int(found.rows[k]))
+        route = score_route(Route(t, stops, conns), found.table, graph)
+        if route.revenue != found.revenue[k]:
+            raise RuntimeError(f"the kernel priced a route {found.revenue[k]}, the validator {route.revenue}")
+        routes.append(route)
+    return routes
 
 
 def pack_routes(per_train: list[TrainRoutes], graph: TrackGraph, time_limit: float | None = None
@@ -76,7 +90,7 @@ def pack_routes(per_train: list[TrainRoutes], graph: TrackGraph, time_limit: flo
     earning ``r`` for train ``t`` is useful only if ``r`` plus the other
     trains' best routes reaches the greedy revenue.
     """
-    floor = greedy_floor(per_train)
+    floor = sum(int(per_train[t].revenue[k]) for t, k in greedy_choice(per_train))
     best = [int(found.revenue.max(initial=0)) for found in per_train]
     model = cp_model.CpModel()
     literals: list[list[tuple[int, cp_model.IntVar]]] = []
@@ -92,9 +106,9 @@ def pack_routes(per_train: list[TrainRoutes], graph: TrackGraph, time_limit: flo
     for lits in on_piece.values():
         if len(lits) > 1:
             model.AddAtMostOne(lits)
-    model.Maximize(sum(int(found.revenue[k]) * lit for found, lits in zip(per_train, literals) for k, lit in lits))
-    model.Add(sum(int(found.revenue[k]) * lit for found, lits in zip(per_train, literals) for k, lit in lits)
-              >= floor)
+    total = sum(int(found.revenue[k]) * lit for found, lits in zip(per_train, literals) for k, lit in lits)
+    model.Maximize(total)
+    model.Add(total >= floor)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = os.cpu_count() or 1
     if time_limit is not None:
@@ -102,15 +116,8 @@ def pack_routes(per_train: list[TrainRoutes], graph: TrackGraph, time_limit: flo
     code = solver.Solve(model)
     chosen = []
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        for t, (found, lits) in enumerate(zip(per_train, literals)):
-            for k, lit in lits:
-                if solver.BooleanValue(lit):
-                    stops, conns = rebuild(graph, found.buffer, int(found.rows[k]))
-                    route = score_route(Route(t, stops, conns), found.table, graph)
-                    if route.revenue != found.revenue[k]:
-                        raise RuntimeError(f"the kernel priced a route {found.revenue[k]}, the validator "
-                                           f"{route.revenue}")
-                    chosen.append(route)
+        chosen = chosen_routes([(t, k) for t, lits in enumerate(literals) for k, lit in lits
+                                if solver.BooleanValue(lit)], per_train, graph)
     revenue = sum(r.revenue for r in chosen)
     if code == cp_model.OPTIMAL:
         status, bound = "optimal", revenue
