@@ -1,25 +1,45 @@
 """Every solver finds the same optimum on random small boards.
 
 The reference solver (plain enumeration, brute-force payment) is the
-oracle; CP-SAT (no enumeration), set packing and, once it exists, the fast
-solver must reach exactly its revenue, with routes the validator accepts
-and scores at that revenue. Express, ``n+m``, ``fill`` and multiplier
-trains come from the shared strategy; :func:`express_positions` makes sure
-enough boards carry them.
+oracle; CP-SAT (no enumeration), set packing, the fast solver and auto must
+reach exactly its revenue, with routes the validator accepts and scores at
+that revenue. Small boards always send auto to the fast solver, so its
+other two paths are forced as well: a one-route budget (CP-SAT seeded from
+a cut enumeration) and a combination search that never finishes (packing).
+Express, ``n+m``, ``fill`` and multiplier trains come from the shared
+strategy; :func:`express_positions` makes sure enough boards carry them.
 """
 
 from __future__ import annotations
 
+from unittest import mock
+
+from boards import city, line_board
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import positions
 
 from routecalc.graph import compile_position
 from routecalc.model import load_position
-from routecalc.solvers import SOLVERS, Limits
+from routecalc.solvers import SOLVERS, Limits, auto
 from routecalc.validate import RouteSetValidator
 
-CHECKED = [name for name in ("cpsat", "packing", "fast", "auto") if name in SOLVERS]
+
+def auto_via_cpsat(position, graph, limits: Limits) -> dict:
+    """Auto with a one-route enumeration budget: the CP-SAT path."""
+    with mock.patch.object(auto, "ROUTE_BUDGET", 1):
+        return auto.solve_auto(position, graph)
+
+
+def auto_via_packing(position, graph, limits: Limits) -> dict:
+    """Auto whose fast combination search never finishes: the packing path."""
+    stalled = {"status": "feasible", "revenue": 0, "bound": 10**9, "routes": [], "stats": {}}
+    with mock.patch.object(auto, "solve_fast", return_value=stalled):
+        return auto.solve_auto(position, graph)
+
+
+CHECKED = {name: SOLVERS[name] for name in ("cpsat", "packing", "fast", "auto")}
+CHECKED.update({"auto via cpsat": auto_via_cpsat, "auto via packing": auto_via_packing})
 
 #: trains whose paying stops are a choice, or whose revenue is multiplied
 CHOICE_TRAINS = st.sampled_from([
@@ -66,11 +86,13 @@ def check_agreement(position_json: dict) -> int:
     graph = compile_position(position)
     expected = SOLVERS["reference"](position, graph, Limits())
     validator = RouteSetValidator(position, graph)
-    for name in CHECKED:
-        got = SOLVERS[name](position, graph, Limits())
+    for name, solver in CHECKED.items():
+        got = solver(position, graph, Limits())
         assert (name, got["revenue"], got["status"]) == (name, expected["revenue"], "optimal")
         assert got["bound"] == got["revenue"]
         assert validator.validate(got["routes"])["revenue"] == expected["revenue"]
+        if name == "auto via packing":
+            assert got["solver"] == "packing"
     return expected["revenue"]
 
 
@@ -92,10 +114,11 @@ def test_solvers_agree_with_express_and_multiplier_trains(position_json):
 def test_the_agreement_is_not_vacuous():
     """At least one solver besides the reference is under test, and a board
     with a known revenue passes through the same check."""
-    from boards import city, line_board
-
-    assert "cpsat" in CHECKED
+    assert {"cpsat", "fast", "auto via cpsat"} <= set(CHECKED)
     board = line_board(city(20), city(30), city(40), trains=["2", {"name": "2x", "distance": 2, "multiplier": 2}],
                        token_at=1)
     # token on the 30: the doubled 2-train runs 30+40 (140), the 2-train 20+30 (50)
     assert check_agreement(board) == 190
+    # Two routes per train: the one-route budget stops the enumeration and CP-SAT runs.
+    graph = compile_position(load_position(board))
+    assert auto_via_cpsat(graph.position, graph, Limits())["solver"] == "cpsat"
