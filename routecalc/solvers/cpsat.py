@@ -106,7 +106,8 @@ def candidate_stops(graph: TrackGraph, table: TrainTable, taken: int = 0) -> Rea
 
 def _distances(sources: list[int], near, graph: TrackGraph, weight) -> dict[int, int]:
     """Shortest distances from the sources, never passing through a stop that
-    blocks or only ends routes (0-1 BFS: weights are small whole numbers)."""
+    blocks or only ends routes (label correcting: a stop whose distance
+    drops is queued again, so any whole weights >= 0 work)."""
     dist = {s: 0 for s in sources}
     queue = deque(sources)
     while queue:
@@ -300,27 +301,22 @@ class PathModel:
         multiplied, plain = 0, 0
         for k, bonus in enumerate(self.bonuses):
             if bonus.type == "visit":
-                lits = [y for y in map(cell_paid, sorted(bonus.sets[0])) if y is not None]
-                amount = bonus.amount * sum(lits)
+                amount = bonus.amount * sum(y for y in map(cell_paid, sorted(bonus.sets[0])) if y is not None)
             else:
-                per_set = []
-                for j, cells in enumerate(bonus.sets):
-                    lits = [y for y in map(cell_paid, sorted(cells)) if y is not None]
-                    if not lits:
-                        break
-                    any_of = m.NewBoolVar(f"set{t}_{k}_{j}")
-                    m.AddMaxEquality(any_of, lits)
-                    tv.derived.append((any_of, lambda paid, cells=cells: int(
+                per_set = [[y for y in map(cell_paid, sorted(cells)) if y is not None] for cells in bonus.sets]
+                if not all(per_set):
+                    continue  # a set this train cannot reach: never earned
+                got = m.NewBoolVar(f"bonus{t}_{k}")
+                any_of = []
+                for j, lits in enumerate(per_set):
+                    any_of.append(m.NewBoolVar(f"set{t}_{k}_{j}"))
+                    m.AddMaxEquality(any_of[-1], lits)
+                    tv.derived.append((any_of[-1], lambda paid, cells=bonus.sets[j]: int(
                         any(graph.cell_ids[graph.cell[s]] in cells for s in paid))))
-                    per_set.append(any_of)
-                else:
-                    got = m.NewBoolVar(f"bonus{t}_{k}")
-                    m.AddMinEquality(got, per_set)
-                    tv.derived.append((got, lambda paid, sets=bonus.sets: int(all(
-                        any(graph.cell_ids[graph.cell[s]] in cells for s in paid) for cells in sets))))
-                    amount = bonus.amount * got
-                if len(per_set) < len(bonus.sets):
-                    continue
+                m.AddMinEquality(got, any_of)
+                tv.derived.append((got, lambda paid, sets=bonus.sets: int(all(
+                    any(graph.cell_ids[graph.cell[s]] in cells for s in paid) for cells in sets))))
+                amount = bonus.amount * got
             if bonus.multiplied:
                 multiplied += amount
             else:
@@ -393,11 +389,10 @@ class PathModel:
         return by_train
 
     # -- solving ------------------------------------------------------------
-    def solve(self, time_limit: float | None = None, progress=None, workers: int | None = None
-              ) -> tuple[str, list[Route], int, dict]:
+    def solve(self, time_limit: float | None = None, progress=None) -> tuple[str, list[Route], int, dict]:
         """(status, scored routes, upper bound, CP-SAT statistics)."""
         solver = cp_model.CpSolver()
-        solver.parameters.num_workers = workers or WORKERS
+        solver.parameters.num_workers = WORKERS
         for key, value in SAT_PARAMETERS.items():
             setattr(solver.parameters, key, value)
         if time_limit is not None:
