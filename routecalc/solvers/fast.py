@@ -64,7 +64,7 @@ def graph_arrays(graph: TrackGraph) -> enum.GraphArrays:
         graph.conn_gauge.astype(i64), graph.conn_terminal.astype(i64), graph.conn_revisits.astype(np.bool_))
 
 
-class _Clock:
+class Clock:
     """The deadline and the progress callback of one solve."""
 
     def __init__(self, time_limit: float | None, progress: Callable[[float], None] | None):
@@ -86,7 +86,7 @@ class _Clock:
 
 
 def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTable, prices: PayTable,
-                    route_limit: int | None, clock: _Clock, share: tuple[float, float]) -> TrainRoutes:
+                    route_limit: int | None, clock: Clock, share: tuple[float, float]) -> TrainRoutes:
     """Every non-dominated route of one train (or as many as the limits allow)."""
     tokens = np.flatnonzero(graph.flags & TOKEN).astype(np.int64)
     walk = enum.Walk(table.visit.astype(np.int64), int(table.hex_limit), int(table.gauge_bit),
@@ -168,7 +168,7 @@ def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limi
     if route_limit is not None and (isinstance(route_limit, bool) or not isinstance(route_limit, int)
                                     or route_limit < 1):
         raise PositionError("route_limit", f"must be a whole number >= 1, got {route_limit!r}")
-    clock = _Clock(time_limit, progress)
+    clock = Clock(time_limit, progress)
     graph = graph or compile_position(position)
     tables = train_tables(graph)
     bonuses = position.rules.bonuses(position)

@@ -24,14 +24,14 @@ from ..routes import Route, answer
 from ..rules import require_implemented
 from ..scoring import TrainTable, pay_table, train_tables
 from ..validate import score_route
-from .fast import TrainRoutes, _Clock, enumerate_train, graph_arrays, rebuild
+from .fast import TrainRoutes, Clock, enumerate_train, graph_arrays, rebuild
 
 
 def enumerate_company(graph: TrackGraph, tables: list[TrainTable], route_limit: int | None = None,
                       time_limit: float | None = None) -> list[TrainRoutes]:
     """Each train's routes from the fast enumeration kernel (identical trains
     share one list)."""
-    clock = _Clock(time_limit, None)
+    clock = Clock(time_limit, None)
     arrays = graph_arrays(graph)
     bonuses = graph.position.rules.bonuses(graph.position)
     found: dict = {}
