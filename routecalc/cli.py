@@ -83,18 +83,25 @@ def cmd_solve(args) -> int:
     return code
 
 
-def cmd_validate(args) -> int:
+def _checked(work):
+    """Run ``work()``; print a bad input (exit 2) or a broken rule (exit 1) as JSON.
+
+    Returns (exit code, result): code 0 with the result when all is well."""
     try:
-        position = _load(args.position)
-        result = api.validate(position, read_json(Path(args.routes)))
+        return 0, work()
     except PositionError as exc:
         print(json.dumps({"error": str(exc), "where": exc.where}))
-        return 2
+        return 2, None
     except RouteViolation as exc:
         print(json.dumps({"valid": False, "violation": exc.to_json()}, indent=2))
-        return 1
-    print(json.dumps({"valid": True, **result}, indent=2))
-    return 0
+        return 1, None
+
+
+def cmd_validate(args) -> int:
+    code, result = _checked(lambda: api.validate(_load(args.position), read_json(Path(args.routes))))
+    if code == 0:
+        print(json.dumps({"valid": True, **result}, indent=2))
+    return code
 
 
 def cmd_demo(args) -> int:
@@ -110,19 +117,18 @@ def cmd_demo(args) -> int:
 def cmd_render(args) -> int:
     from .render import render_svg
 
-    try:
+    def load_and_route():
         position = _load(args.position)
-        result = None
         if args.solve:
-            result = api.solve(position, args.solver, time_limit=args.time_limit)
-        elif args.routes:
-            result = api.validate(position, read_json(Path(args.routes)))
-    except PositionError as exc:
-        print(json.dumps({"error": str(exc), "where": exc.where}))
-        return 2
-    except RouteViolation as exc:
-        print(json.dumps({"valid": False, "violation": exc.to_json()}, indent=2))
-        return 1
+            return position, api.solve(position, args.solver, time_limit=args.time_limit)
+        if args.routes:
+            return position, api.validate(position, read_json(Path(args.routes)))
+        return position, None
+
+    code, loaded = _checked(load_and_route)
+    if code:
+        return code
+    position, result = loaded
     svg = render_svg(position, result)
     if args.output == "-":
         sys.stdout.write(svg)
