@@ -26,8 +26,10 @@ train that fits it alone is remembered, since the same route comes back
 under many others.
 
 Like the enumeration, the kernel is resumable: it returns PAUSED after
-about ``budget`` steps (routes looked at) with its stack in
-:class:`CombState`.
+about ``budget`` units of work with its stack in :class:`CombState`. A unit
+is one word of track compared (a route against the used track, or one
+piece's block of the index), so a pause comes after a near-fixed time
+however long the route lists are.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class CombState(NamedTuple):
     #   first route of train i + 1 that fits it (after it if identical); -1: not known yet
     partner_at: np.ndarray  # int64[n]
     nodes: np.ndarray  # [search nodes]
+    work: np.ndarray  # [units of work done]: words of track compared
 
 
 #: The piece index is left out above this size (then routes are tried one by one).
@@ -127,7 +130,7 @@ def new_state(lists: RouteLists) -> CombState:
                       np.zeros(trains + 1, np.int64), np.zeros(trains, np.int64),
                       np.zeros((trains, trains), np.int64), np.zeros((trains + 1, 64 * words), np.int64),
                       np.zeros(trains + 1, np.int64), np.full(partner_at[-1], -1, np.int64),
-                      partner_at[:-1].astype(np.int64), np.zeros(1, np.int64))
+                      partner_at[:-1].astype(np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -138,7 +141,7 @@ def combine(lists, st, budget):
     index, block0 = lists.index, lists.block0
     best, choice, opt, next_r, chosen, used, total, rest, first = st.best, st.choice, st.opt, st.next_r, \
         st.chosen, st.used, st.total, st.rest, st.first
-    pieces, num_pieces, partner, partner_at = st.pieces, st.num_pieces, st.partner, st.partner_at
+    pieces, num_pieces, partner, partner_at, work = st.pieces, st.num_pieces, st.partner, st.partner_at, st.work
     n = len(count)
     words = mask.shape[1]
     indexed = index.shape[0] > 0
@@ -177,10 +180,12 @@ def combine(lists, st, budget):
             r = start
             while r < count[j] and clashes(offset[j] + r, i):
                 r += 1
+            work[0] += (r - start + 1) * words
             return r
         block = start >> 6
         skip = start & 63
         for b in range(block, (count[j] + 63) >> 6):
+            work[0] += num_pieces[i] + 1
             taken = np.uint64(0)
             for q in range(num_pieces[i]):
                 taken |= index[pieces[i, q], block0[j] + b]
@@ -219,14 +224,12 @@ def combine(lists, st, budget):
         searching: bound the trains i.. by the best route of each that fits
         the track used so far (each alone; train i's is at ``floor`` or
         later). If those routes fit each other too, they are the best
-        completion: record it and search no deeper. Returns the routes
-        scanned."""
+        completion: record it and search no deeper."""
         bound = total[i]
-        scanned = 0
         if bound + opt[i] <= best[0]:
-            return scanned
+            return
         if floor < count[i] and bound + revenue[offset[i] + floor] + opt[i + 1] <= best[0]:
-            return scanned
+            return
         list_pieces(i)
         for j in range(i, n):
             # routes before the first that fit the track of the node above clash here too
@@ -237,12 +240,11 @@ def combine(lists, st, budget):
                 before = chosen[i - 1] if j == i else first[i, j - 1]
                 start = max(start, count[j] if before < 0 or before >= count[j] else before + 1)
             r = first_fit(j, start, i)
-            scanned += (r - start) // 16 + 1
             first[i, j] = r
             if r < count[j]:
                 bound += revenue[offset[j] + r]
             if bound + opt[j + 1] <= best[0]:
-                return scanned
+                return
         # the bound beats the best: are the first routes a solution?
         fits = True
         for j in range(i, n):
@@ -258,14 +260,13 @@ def combine(lists, st, budget):
         if fits:
             best[0] = bound
             record(i, s)
-            return scanned
+            return
         next_r[i] = first[i, i]
         rest[i] = min(opt[i + 1], bound - total[i] - (revenue[offset[i] + first[i, i]] if first[i, i] < count[i]
                                                       else 0))
         st.level[0] = i
-        return scanned
 
-    steps = 0
+    stop_at = work[0] + budget
     while True:
         s = st.suffix[0]
         i = st.level[0]
@@ -287,13 +288,13 @@ def combine(lists, st, budget):
             first[s, :] = 0
             num_pieces[s] = 0
             continue
-        if steps >= budget:
+        if work[0] >= stop_at:
             return PAUSED
         r = next_r[i]
         c = count[i]
         if r < c and total[i] + revenue[offset[i] + r] + rest[i] > best[0]:
+            work[0] += 1
             r = first_fit(i, r, i)  # routes that clash are skipped at once
-            steps += 1
             row = offset[i] + r
             if r >= c or total[i] + revenue[row] + rest[i] <= best[0]:
                 next_r[i] = c  # the rest of the sorted list is no better
@@ -319,7 +320,7 @@ def combine(lists, st, budget):
             for w in range(words):
                 used[i + 1, w] = used[i, w] | (mask[offset[i] + r, w] if r >= 0 else np.uint64(0))
             total[i + 1] = total[i] + earned
-            steps += open_level(i + 1, s, partner_of(i, r) if r >= 0 else 0)
+            open_level(i + 1, s, partner_of(i, r) if r >= 0 else 0)
 
 
 def suffix_bound(lists: RouteLists, st: CombState) -> int:

@@ -120,9 +120,11 @@ def new_buffer(routes: int, conns: int, words: int) -> RouteBuffer:
 
 
 def grown(buf: RouteBuffer) -> RouteBuffer:
-    """A buffer twice as large holding the same routes."""
+    """The same routes in a buffer with twice the room for routes, or for
+    connections if the routes still fit (long routes fill those first)."""
     routes, conns = buf.revenue.shape[0], buf.conns.shape[0]
-    out = new_buffer(2 * routes, 2 * conns, buf.mask.shape[1])
+    routes_full = buf.used[0] >= routes
+    out = new_buffer(2 * routes if routes_full else routes, conns if routes_full else 2 * conns, buf.mask.shape[1])
     for old, new in zip(buf, out):
         new[:len(old)] = old
     return out
