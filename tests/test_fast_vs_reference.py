@@ -65,6 +65,7 @@ def test_paused_and_regrown_searches_give_the_same_answer(position_json):
     want = solve_fast(position, graph)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(fast, "CHUNK", 3)
+        patch.setattr(fast, "COMBINATION_CHUNK", 3)
         patch.setattr(fast, "FIRST_BUFFER", 1)
         got = solve_fast(position, graph)
     assert (got["revenue"], got["status"]) == (want["revenue"], "optimal")
@@ -80,7 +81,7 @@ def test_payment_kernel_equals_brute_force(position_json):
     graph = compile_position(position)
     bonuses = position.rules.bonuses(position)
     for table in train_tables(graph):
-        for route in enumerate_routes(graph, table):
+        for route in enumerate_routes(graph, table)[0]:
             revenue, paid = best_payment(route.stops, table, graph, bonuses)
             assert revenue == route.revenue, (route.stops, route.paid, paid)
 

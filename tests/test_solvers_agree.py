@@ -33,8 +33,8 @@ def auto_via_cpsat(position, graph, limits: Limits) -> dict:
 
 def auto_via_packing(position, graph, limits: Limits) -> dict:
     """Auto whose fast combination search never finishes: the packing path."""
-    stalled = {"status": "feasible", "revenue": 0, "bound": 10**9, "routes": [], "stats": {}}
-    with mock.patch.object(auto, "solve_fast", return_value=stalled):
+    stalled = ([], 10**9, {})  # no routes, and a bound nothing reaches
+    with mock.patch.object(auto, "combine_company", return_value=stalled):
         return auto.solve_auto(position, graph)
 
 

@@ -4,10 +4,9 @@ where it explodes.
 The enumeration size is found out by trying: the fast solver's enumeration
 kernel lists each train's routes within a budget of routes and seconds.
 
-- Finished within it: the fast solver runs (its enumeration is then known
-  to be quick) and its answer is returned when its combination search
-  finishes too. If that search stalls, the enumerated routes are packed
-  with CP-SAT instead (:mod:`.packing`).
+- Finished within it: the fast solver's combination search runs on those
+  routes, and its answer is returned when the search finishes. If it
+  stalls, the routes are packed with CP-SAT instead (:mod:`.packing`).
 - Stopped by the budget (long trains on a big board: diesels, express
   trains, 1867 trains that pass towns for free): CP-SAT, which does not
   enumerate, solves the whole problem, seeded with the best route set the
@@ -29,8 +28,8 @@ from ..model import Position
 from ..routes import answer
 from ..scoring import train_tables
 from .cpsat import solve_cpsat
-from .fast import solve_fast
-from .packing import chosen_routes, enumerate_company, greedy_choice, pack_routes
+from .fast import ENUMERATION_SHARE, Clock, combine_company, enumerate_company, listed_routes
+from .packing import greedy_choice, pack_routes
 
 #: Routes per train, and seconds for all trains, that enumeration may take
 #: before auto calls the position too big for the fast solver.
@@ -52,7 +51,7 @@ def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | Non
     tables = train_tables(graph)
     budget = ROUTE_BUDGET if route_limit is None else min(ROUTE_BUDGET, route_limit)
     seconds = ENUMERATION_SECONDS if time_limit is None else min(ENUMERATION_SECONDS, time_limit / 3)
-    listed = enumerate_company(graph, tables, budget, seconds)
+    listed = enumerate_company(graph, tables, budget, Clock(seconds / ENUMERATION_SHARE, progress))
     distinct = {id(found): found for found in listed}.values()
     count = sum(found.enumerated for found in distinct)
     took = time.perf_counter() - started
@@ -60,12 +59,11 @@ def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | Non
 
     if all(found.complete for found in listed):
         search = COMBINATION_SECONDS if time_limit is None else min(COMBINATION_SECONDS, _left(time_limit, started))
-        fast = solve_fast(position, graph, time_limit=search, progress=progress)
-        if fast["status"] == "optimal":
-            fast["stats"]["auto"] = {"solver": "fast", "why": (
-                f"enumeration finished within the budget ({limits}): {count:,} routes in {took:.3g} s")}
-            fast["stats"]["seconds"] = round(time.perf_counter() - started, 4)
-            return fast
+        routes, bound, stats = combine_company(graph, tables, listed, Clock(search, progress))
+        if bound == sum(r.revenue for r in routes):
+            return answer(graph, tables, routes, solver="fast", **stats, seconds=round(time.perf_counter() - started, 4),
+                          auto={"solver": "fast", "why": (
+                              f"enumeration finished within the budget ({limits}): {count:,} routes in {took:.3g} s")})
         status, routes, bound, stats = pack_routes(listed, graph, _left(time_limit, started))
         return answer(graph, tables, routes, solver="packing", status=status, bound=bound, **stats,
                       seconds=round(time.perf_counter() - started, 4),
@@ -73,7 +71,7 @@ def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | Non
                           f"enumeration finished ({count:,} routes) but the fast combination search did not "
                           f"within {search:g} s: the routes packed with CP-SAT")})
 
-    seed = chosen_routes(greedy_choice(listed), listed, graph)
+    seed = listed_routes(greedy_choice(listed), listed, graph)
     maxima = {t: found.upper for t, found in enumerate(listed) if found.complete}
     ceiling = sum(found.upper for found in listed)
     result = solve_cpsat(position, graph, time_limit=_left(time_limit, started),

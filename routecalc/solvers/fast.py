@@ -31,8 +31,13 @@ from ..rules import require_implemented
 from ..scoring import TrainTable, pay_table, train_tables
 from ..validate import score_route
 
-#: Kernel steps between two looks at the clock (some milliseconds).
+#: Kernel steps between two looks at the clock (some milliseconds): routes
+#: extended by the enumeration, words of track compared by the combination.
 CHUNK = 20_000
+COMBINATION_CHUNK = 2_000_000
+#: Share of the time limit the enumeration may use: the rest is left for
+#: sorting out its routes and for the combination search.
+ENUMERATION_SHARE = 0.5
 #: Initial route buffer size (grown by doubling).
 FIRST_BUFFER = 4096
 #: Routes kept per train at most whatever the limits say (some hundred MB):
@@ -69,12 +74,13 @@ class Clock:
 
     def __init__(self, time_limit: float | None, progress: Callable[[float], None] | None):
         self.started = time.perf_counter()
-        self.deadline = None if time_limit is None else self.started + time_limit
+        self.time_limit = time_limit
         self.progress = progress
         self.reported = False
 
-    def out_of_time(self) -> bool:
-        return self.deadline is not None and time.perf_counter() >= self.deadline
+    def out_of_time(self, share: float = 1.0) -> bool:
+        """Whether ``share`` of the time limit has passed."""
+        return self.time_limit is not None and time.perf_counter() - self.started >= share * self.time_limit
 
     def report(self, fraction: float) -> None:
         if self.progress is not None:
@@ -99,7 +105,7 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
         if status == enum.FULL:
             buf = enum.grown(buf)
             continue
-        if status != enum.PAUSED or clock.out_of_time():
+        if status != enum.PAUSED or clock.out_of_time(ENUMERATION_SHARE):
             break
         done = (state.token_i[0] - 1 + _first_leg_share(graph, state)) / max(len(tokens), 1)
         clock.report(share[0] + share[1] * done)
@@ -161,70 +167,89 @@ def rebuild(graph: TrackGraph, buf: enum.RouteBuffer, row: int) -> tuple[list[in
     return leg(leg_a)[::-1] + leg(leg_b)[1:], leg_a[::-1] + leg_b
 
 
-def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
-               route_limit: int | None = None, progress: Callable[[float], None] | None = None) -> dict:
-    """Best routes of the operating company: exact unless a limit stops it."""
-    require_implemented(position.rules)
+def enumerate_company(graph: TrackGraph, tables: list[TrainTable], route_limit: int | None,
+                      clock: Clock) -> list[TrainRoutes]:
+    """Each train's routes, in the order of ``tables`` (identical trains share
+    one :class:`TrainRoutes`). The enumeration stops at ``ENUMERATION_SHARE``
+    of the clock's time limit; trains it did not reach list nothing."""
     if route_limit is not None and (isinstance(route_limit, bool) or not isinstance(route_limit, int)
                                     or route_limit < 1):
         raise PositionError("route_limit", f"must be a whole number >= 1, got {route_limit!r}")
-    clock = Clock(time_limit, progress)
-    graph = graph or compile_position(position)
-    tables = train_tables(graph)
-    bonuses = position.rules.bonuses(position)
+    bonuses = graph.position.rules.bonuses(graph.position)
     arrays = graph_arrays(graph)
-
-    distinct: dict = {}
-    for i, table in enumerate(tables):
-        distinct.setdefault(table.train, []).append(i)
-    per_train: dict = {}
-    for j, (train, members) in enumerate(distinct.items()):
-        table = tables[members[0]]
-        share = (0.5 * j / len(distinct), 0.5 / len(distinct))
-        if clock.out_of_time():
-            per_train[train] = _nothing(graph, table, pay_table(table, graph, bonuses))
+    distinct = list(dict.fromkeys(table.train for table in tables))
+    found: dict = {}
+    for table in tables:
+        if table.train in found:
             continue
-        per_train[train] = enumerate_train(graph, arrays, table, pay_table(table, graph, bonuses),
-                                           route_limit, clock, share)
+        j = distinct.index(table.train)
+        prices = pay_table(table, graph, bonuses)
+        if clock.out_of_time(ENUMERATION_SHARE):
+            found[table.train] = _nothing(graph, table, prices)
+        else:
+            share = (0.5 * j / len(distinct), 0.5 / len(distinct))
+            found[table.train] = enumerate_train(graph, arrays, table, prices, route_limit, clock, share)
+    return [found[table.train] for table in tables]
 
+
+def listed_routes(choice: list[tuple[int, int]], listed: list[TrainRoutes], graph: TrackGraph) -> list[Route]:
+    """Chosen listed routes, (train, row) pairs, as :class:`Route` objects
+    scored again by the validator (which must agree with the kernel)."""
+    routes = []
+    for t, k in choice:
+        found = listed[t]
+        stops, conns = rebuild(graph, found.buffer, int(found.rows[k]))
+        route = score_route(Route(t, stops, conns), found.table, graph)
+        if route.revenue != found.revenue[k]:
+            raise AssertionError(f"the payment kernel priced a route {found.revenue[k]}, the validator "
+                                 f"{route.revenue}")
+        routes.append(route)
+    return routes
+
+
+def combine_company(graph: TrackGraph, tables: list[TrainTable], listed: list[TrainRoutes], clock: Clock
+                    ) -> tuple[list[Route], int, dict]:
+    """(routes, upper bound, statistics): the best track-disjoint choice of
+    one listed route or none per train, by the combination kernel; the
+    routes are optimal when the bound equals their revenue."""
     # Search order: trains with the richest routes first; identical trains side by side.
-    order = sorted(range(len(tables)), key=lambda i: (-per_train[tables[i].train].upper,
-                                                      list(distinct).index(tables[i].train), i))
-    lists, owners = _route_lists(order, tables, per_train)
+    distinct = list(dict.fromkeys(id(found) for found in listed))
+    order = sorted(range(len(tables)), key=lambda i: (-listed[i].upper, distinct.index(id(listed[i])), i))
+    lists = _route_lists(order, listed)
     state = comb.new_state(lists)
     while True:
-        status = comb.combine(lists, state, CHUNK)
+        status = comb.combine(lists, state, COMBINATION_CHUNK)
         if status == comb.DONE or clock.out_of_time():
             break
         s = int(state.suffix[0])
         clock.report(0.5 + 0.5 * (len(order) - 1 - s + _suffix_share(lists, state)) / max(len(order), 1))
-
-    routes = []
-    for pos, r in enumerate(state.choice):
-        if r < 0:
-            continue
-        found = owners[order[pos]]
-        stops, conn_list = rebuild(graph, found.buffer, int(found.rows[r]))
-        route = score_route(Route(order[pos], stops, conn_list), found.table, graph)
-        if route.revenue != found.revenue[r]:
-            raise AssertionError(f"payment kernel priced a route {found.revenue[r]}, the validator {route.revenue}")
-        routes.append(route)
-
-    complete = all(t.complete for t in per_train.values())
+    routes = listed_routes([(order[pos], int(r)) for pos, r in enumerate(state.choice) if r >= 0], listed, graph)
     revenue = sum(r.revenue for r in routes)
-    if not complete:
-        bound = sum(per_train[t.train].upper for t in tables)
+    if not all(found.complete for found in listed):
+        bound = sum(found.upper for found in listed)
     elif status == comb.DONE:
         bound = revenue
     else:
         bound = comb.suffix_bound(lists, state)
     if clock.reported:
         clock.report(1.0)
+    return routes, max(bound, revenue), {
+        "routes_enumerated": sum(found.enumerated for found in listed),
+        "routes_kept": sum(len(found.revenue) for found in listed), "nodes": int(state.nodes[0])}
+
+
+def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
+               route_limit: int | None = None, progress: Callable[[float], None] | None = None) -> dict:
+    """Best routes of the operating company: exact unless a limit stops it."""
+    require_implemented(position.rules)
+    clock = Clock(time_limit, progress)
+    graph = graph or compile_position(position)
+    tables = train_tables(graph)
+    listed = enumerate_company(graph, tables, route_limit, clock)
+    routes, bound, stats = combine_company(graph, tables, listed, clock)
+    revenue = sum(r.revenue for r in routes)
     return answer(graph, tables, routes, solver="fast", status="optimal" if bound == revenue else "feasible",
-                  bound=max(bound, revenue),
-                  routes_enumerated=sum(t.enumerated * len(distinct[k]) for k, t in per_train.items()),
-                  routes_kept=sum(len(t.revenue) * len(distinct[k]) for k, t in per_train.items()),
-                  nodes=int(state.nodes[0]), seconds=clock.seconds())
+                  bound=bound, **stats, seconds=clock.seconds())
 
 
 def _nothing(graph: TrackGraph, table: TrainTable, prices: PayTable) -> TrainRoutes:
@@ -234,12 +259,12 @@ def _nothing(graph: TrackGraph, table: TrainTable, prices: PayTable) -> TrainRou
                        enum.new_buffer(1, 1, words), np.zeros(0, np.int64), 0, False, ceiling(prices))
 
 
-def _route_lists(order: list[int], tables: list[TrainTable], per_train: dict):
+def _route_lists(order: list[int], listed: list[TrainRoutes]) -> comb.RouteLists:
     """The route lists in search order (identical trains share theirs)."""
-    distinct = list(dict.fromkeys(tables[i].train for i in order))
-    lists = comb.route_lists([per_train[t].mask for t in distinct], [per_train[t].revenue for t in distinct],
-                             [distinct.index(tables[i].train) for i in order])
-    return lists, {i: per_train[tables[i].train] for i in order}
+    distinct = list(dict.fromkeys(id(listed[i]) for i in order))
+    first = {id(found): found for found in listed}
+    return comb.route_lists([first[k].mask for k in distinct], [first[k].revenue for k in distinct],
+                            [distinct.index(id(listed[i])) for i in order])
 
 
 def _suffix_share(lists: comb.RouteLists, state: comb.CombState) -> float:
