@@ -19,7 +19,7 @@ class Limits:
 
 
 def _reference(position, graph, limits: Limits) -> dict:
-    return solve_reference(position, graph)
+    return solve_reference(position, graph, time_limit=limits.time_limit)
 
 
 def _fast(position, graph, limits: Limits) -> dict:

@@ -22,24 +22,13 @@ from ..graph import TrackGraph, compile_position
 from ..model import Position
 from ..routes import Route, answer
 from ..rules import require_implemented
-from ..scoring import TrainTable, pay_table, train_tables
-from ..validate import score_route
-from .fast import TrainRoutes, Clock, enumerate_train, graph_arrays, rebuild
+from ..scoring import train_tables
+from .fast import Clock, TrainRoutes, enumerate_company, listed_routes
 
-
-def enumerate_company(graph: TrackGraph, tables: list[TrainTable], route_limit: int | None = None,
-                      time_limit: float | None = None) -> list[TrainRoutes]:
-    """Each train's routes from the fast enumeration kernel (identical trains
-    share one list)."""
-    clock = Clock(time_limit, None)
-    arrays = graph_arrays(graph)
-    bonuses = graph.position.rules.bonuses(graph.position)
-    found: dict = {}
-    for table in tables:
-        if table.train not in found:
-            found[table.train] = enumerate_train(graph, arrays, table, pay_table(table, graph, bonuses),
-                                                 route_limit, clock, (0.0, 1.0))
-    return [found[table.train] for table in tables]
+#: Routes packed per second of the time limit at most: building and loading
+#: the model costs some 65 microseconds a route, and CP-SAT needs time too.
+PACKED_PER_SECOND = 5_000
+MIN_PACKED = 2_000
 
 
 def _pieces(mask: np.ndarray) -> dict[int, np.ndarray]:
@@ -68,35 +57,32 @@ def greedy_choice(per_train: list[TrainRoutes]) -> list[tuple[int, int]]:
     return chosen
 
 
-def chosen_routes(choice: list[tuple[int, int]], per_train: list[TrainRoutes], graph: TrackGraph) -> list[Route]:
-    """The chosen listed routes as scored :class:`Route` objects."""
-    routes = []
-    for t, k in choice:
-        found = per_train[t]
-        stops, conns = rebuild(graph, found.buffer, int(found.rows[k]))
-        route = score_route(Route(t, stops, conns), found.table, graph)
-        if route.revenue != found.revenue[k]:
-            raise RuntimeError(f"the kernel priced a route {found.revenue[k]}, the validator {route.revenue}")
-        routes.append(route)
-    return routes
-
-
-def pack_routes(per_train: list[TrainRoutes], graph: TrackGraph, time_limit: float | None = None
+def pack_routes(listed: list[TrainRoutes], graph: TrackGraph, time_limit: float | None = None
                 ) -> tuple[str, list[Route], int, dict]:
     """(status, chosen routes, upper bound, statistics) of the best track-disjoint
     choice of one route or none per train among the listed routes.
 
     Only routes that could beat the greedy set become literals: a route
     earning ``r`` for train ``t`` is useful only if ``r`` plus the other
-    trains' best routes reaches the greedy revenue.
+    trains' best routes reaches the greedy revenue. Under a time limit at
+    most ``PACKED_PER_SECOND`` routes a second are packed, those losing
+    least against their train's best route; a set using a left-out route
+    earns at most that route plus the other trains' best, which caps the
+    bound. Without a solution from CP-SAT in time the greedy set is the
+    answer.
     """
-    floor = sum(int(per_train[t].revenue[k]) for t, k in greedy_choice(per_train))
-    best = [int(found.revenue.max(initial=0)) for found in per_train]
+    started = time.perf_counter()
+    greedy = greedy_choice(listed)
+    floor = sum(int(listed[t].revenue[k]) for t, k in greedy)
+    best = [int(found.revenue.max(initial=0)) for found in listed]
+    useful = [np.flatnonzero((found.revenue > 0) & (found.revenue + sum(best) - best[t] >= floor))
+              for t, found in enumerate(listed)]
+    useful, missed = _most_promising(useful, listed, best, time_limit)
+
     model = cp_model.CpModel()
     literals: list[list[tuple[int, cp_model.IntVar]]] = []
     on_piece: dict[int, list[cp_model.IntVar]] = defaultdict(list)
-    for t, found in enumerate(per_train):
-        rows = np.flatnonzero((found.revenue > 0) & (found.revenue + sum(best) - best[t] >= floor))
+    for t, (found, rows) in enumerate(zip(listed, useful)):
         lits = [(int(k), model.NewBoolVar(f"r{t}_{k}")) for k in rows]
         if len(lits) > 1:
             model.AddAtMostOne(lit for _, lit in lits)
@@ -106,38 +92,61 @@ def pack_routes(per_train: list[TrainRoutes], graph: TrackGraph, time_limit: flo
     for lits in on_piece.values():
         if len(lits) > 1:
             model.AddAtMostOne(lits)
-    total = sum(int(found.revenue[k]) * lit for found, lits in zip(per_train, literals) for k, lit in lits)
+    total = sum(int(found.revenue[k]) * lit for found, lits in zip(listed, literals) for k, lit in lits)
     model.Maximize(total)
-    model.Add(total >= floor)
+    in_greedy = set(greedy)
+    for t, lits in enumerate(literals):
+        for k, lit in lits:
+            model.AddHint(lit, (t, k) in in_greedy)
+    if missed is None:
+        model.Add(total >= floor)  # the greedy set is among the literals
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = os.cpu_count() or 1
     if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
+        solver.parameters.max_time_in_seconds = max(0.01, time_limit - (time.perf_counter() - started))
     code = solver.Solve(model)
-    chosen = []
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        chosen = chosen_routes([(t, k) for t, lits in enumerate(literals) for k, lit in lits
-                                if solver.BooleanValue(lit)], per_train, graph)
+        choice = [(t, k) for t, lits in enumerate(literals) for k, lit in lits if solver.BooleanValue(lit)]
+        bound = math.floor(solver.BestObjectiveBound() + 1e-6)
+    else:  # no solution in time, and CP-SAT reports no usable bound: each train's best route
+        choice, bound = greedy, sum(best)
+    chosen = listed_routes(choice, listed, graph)
     revenue = sum(r.revenue for r in chosen)
-    if code == cp_model.OPTIMAL:
-        status, bound = "optimal", revenue
-    elif code == cp_model.FEASIBLE:
-        status, bound = "feasible", max(revenue, math.floor(solver.BestObjectiveBound() + 1e-6))
-    else:  # no solution yet, and CP-SAT reports no usable bound: each train's best route
-        status, bound = "feasible", sum(best)
-    return status, chosen, bound, {"cpsat_status": solver.StatusName(code), "branches": solver.NumBranches(),
-                                   "routes_packed": sum(len(lits) for lits in literals)}
+    bound = max(revenue, bound, missed or 0)
+    stats = {"cpsat_status": solver.StatusName(code), "branches": solver.NumBranches(),
+             "routes_packed": sum(len(lits) for lits in literals)}
+    return "optimal" if bound == revenue else "feasible", chosen, bound, stats
+
+
+def _most_promising(useful: list[np.ndarray], listed: list[TrainRoutes], best: list[int],
+                    time_limit: float | None) -> tuple[list[np.ndarray], int | None]:
+    """The useful rows cut to what fits the time limit, and the most a route
+    set using a left-out route earns (None: none left out)."""
+    cap = None if time_limit is None else max(MIN_PACKED, int(PACKED_PER_SECOND * time_limit))
+    if cap is None or sum(len(rows) for rows in useful) <= cap:
+        return useful, None
+    loss = np.concatenate([best[t] - listed[t].revenue[rows] for t, rows in enumerate(useful)])
+    keep = np.zeros(len(loss), np.bool_)
+    keep[np.argpartition(loss, cap - 1)[:cap]] = True
+    kept, missed, at = [], 0, 0
+    for t, rows in enumerate(useful):
+        mine = keep[at:at + len(rows)]
+        at += len(rows)
+        kept.append(rows[mine])
+        if not mine.all():
+            missed = max(missed, int(listed[t].revenue[rows[~mine]].max()) + sum(best) - best[t])
+    return kept, missed
 
 
 def solve_packing(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
                   route_limit: int | None = None) -> dict:
     """Enumerate every train's routes, then pack them with CP-SAT."""
     require_implemented(position.rules)
-    started = time.perf_counter()
+    clock = Clock(time_limit, None)
     graph = graph or compile_position(position)
     tables = train_tables(graph)
-    per_train = enumerate_company(graph, tables, route_limit, time_limit)
-    left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
+    per_train = enumerate_company(graph, tables, route_limit, clock)
+    left = None if time_limit is None else max(0.01, time_limit - clock.seconds())
     status, routes, bound, stats = pack_routes(per_train, graph, left)
     if not all(found.complete for found in per_train):
         # A limit cut the enumeration: the packing's optimum bounds only the listed routes.
@@ -145,4 +154,4 @@ def solve_packing(position: Position, graph: TrackGraph | None = None, *, time_l
     return answer(graph, tables, routes, solver="packing", status=status, bound=bound,
                   routes_enumerated=sum(found.enumerated for found in per_train),
                   routes_kept=sum(len(found.revenue) for found in per_train), **stats,
-                  seconds=round(time.perf_counter() - started, 4))
+                  seconds=clock.seconds())
