@@ -112,6 +112,21 @@ def test_a_solve_stopped_by_its_time_limit_answers_its_best_run(client):
     assert waited < 15, f"a 50 ms solve took {waited:.1f} s"
 
 
+@pytest.mark.parametrize("solver", sorted(solvers.SOLVERS))
+def test_every_solver_keeps_to_the_time_limit(client, solver):
+    """The 1867 stress board (optimum 1490) explodes the enumeration: no
+    solver proves it in one second, and none may hang the request."""
+    body = (ROOT / "fixtures" / "stress-1867-two-d.json").read_text()
+    t0 = time.perf_counter()
+    r = client.post("/v1/solve", params={"solver": solver, "time_limit": 1.0}, content=body)
+    waited = time.perf_counter() - t0
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    assert answer["status"] == "feasible"
+    assert answer["revenue"] <= 1490 <= answer["bound"]
+    assert waited < 6, f"a 1 s {solver} solve took {waited:.1f} s"
+
+
 def test_healthz_answers_while_a_long_solve_runs(client, monkeypatch):
     started, release = threading.Event(), threading.Event()
 
