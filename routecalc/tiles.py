@@ -9,7 +9,7 @@ not define is an error, so a typo never passes silently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .errors import PositionError
 

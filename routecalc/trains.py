@@ -10,7 +10,7 @@ the position format (the 18xx.games train definition) is read here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .errors import PositionError
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 
 from .errors import PositionError, RouteViolation
 from .graph import BLOCKED, END_ONLY, TrackGraph, compile_position

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from boards import city, line_board, offboard, town
-from routecalc import PositionError, load_position
+from routecalc import load_position
 from routecalc.graph import compile_position
 from routecalc.rules.base import Bonus
 from routecalc.scoring import best_payment, bonus_amount, train_tables, within_limits
