@@ -33,6 +33,7 @@ R = 40.0  # hexagon circumradius in px; squares have side 2 * SQUARE_HALF
 SQUARE_HALF = 36.0
 MARGIN = 12.0
 LEGEND_WIDTH = 250.0
+LEGEND_CHARS = 44  # stop-list characters that fit the legend's width
 LANE_GAP = 9.0
 
 #: Route colours, distinct on the board's greens, beiges and reds.
@@ -397,6 +398,14 @@ def render_svg(position: Position, result: dict | None = None, *, title: str | N
     return ET.tostring(svg, encoding="unicode", xml_declaration=False)
 
 
+def _shortened(text: str, room: int = LEGEND_CHARS) -> str:
+    """``text`` cut in the middle to fit the legend: both ends of a route say most."""
+    if len(text) <= room:
+        return text
+    half = (room - 3) // 2
+    return f"{text[:half]} … {text[-half:]}"
+
+
 def _draw_legend(svg: ET.Element, position: Position, result: dict, routes: list[dict], origin: Point) -> None:
     x, y = origin
     g = _sub(svg, "g", {"class": "legend"})
@@ -415,4 +424,5 @@ def _draw_legend(svg: ET.Element, position: Position, result: dict, routes: list
              f"{route.get('train')}: {route.get('revenue', '')}")
         skip = set(route.get("skip") or [])
         stops = " ".join(f"({n})" if n in skip else n for n in route.get("nodes", []))
-        _sub(entry, "text", {"class": "legend-stops", "x": x + 32, "y": ey + 17}, stops[:60])
+        line = _sub(entry, "text", {"class": "legend-stops", "x": x + 32, "y": ey + 17}, _shortened(stops))
+        _sub(line, "title", {}, stops)  # the whole list on hover

@@ -12,7 +12,7 @@ import pytest
 from routecalc import api, load_position, load_position_file
 from routecalc.cli import main
 from routecalc.geometry import EDGE_DELTAS
-from routecalc.render import BoardDrawing, BoardGeometry, render_svg
+from routecalc.render import LEGEND_CHARS, BoardDrawing, BoardGeometry, render_svg
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "1830-late.json"
@@ -98,6 +98,23 @@ def test_demo_routes_follow_their_nodes(demo):
     entries = by_class(root, "g", "legend-entry")
     texts = [next(e.iter(NS + "text")).text for e in entries]
     assert texts == [f"{r['train']}: {r['revenue']}" for r in answer["routes"]]
+
+
+def test_long_routes_are_cut_in_the_legend_and_whole_on_hover():
+    position = load_position_file(ROOT / "fixtures" / "stress-c2c-size-8.json")
+    answer = api.solve(position)
+    root = parse(render_svg(position, answer))
+    lines = by_class(root, "text", "legend-stops")
+    assert len(lines) == len(answer["routes"]) == 2
+    for line, route in zip(lines, answer["routes"]):
+        whole = " ".join(route["nodes"])
+        assert line.find(NS + "title").text == whole
+        assert len(line.text) <= LEGEND_CHARS
+        if len(whole) > LEGEND_CHARS:
+            head, tail = line.text.split(" … ")
+            assert whole.startswith(head) and whole.endswith(tail)
+        else:
+            assert line.text == whole
 
 
 def ireland_position():
