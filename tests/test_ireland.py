@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+import boards
 
 from routecalc.api import solve, validate
 from routecalc.errors import PositionError, RouteViolation
@@ -26,9 +27,8 @@ N = ",track:narrow"
 
 
 def board(hexes: list[dict], trains: list) -> dict:
-    return {"format": 1, "game": "18Ireland", "layout": "flat",
-            "phase": {"name": "4", "colors": ["yellow", "green"]},
-            "hexes": hexes, "company": "CO", "trains": trains}
+    return boards.position(hexes, trains, game="18Ireland", company="CO",
+                           phase={"name": "4", "colors": ["yellow", "green"]})
 
 
 def rule_violation(position: dict, routes: list[dict]) -> str:
