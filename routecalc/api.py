@@ -25,10 +25,17 @@ def solve(position: Position | dict, solver: str = DEFAULT_SOLVER, *, time_limit
         raise PositionError("solver", f"unknown solver {solver!r} (known: {', '.join(SOLVERS)})")
     if time_limit is not None and not time_limit > 0:
         raise PositionError("time_limit", "must be a positive number of seconds")
+    limits = Limits(time_limit, route_limit, progress)
+    own = position.rules.solve(position, solver, limits)
+    if own is not None:
+        return own
     graph = compile_position(position)
-    return SOLVERS[solver](position, graph, Limits(time_limit, route_limit, progress))
+    return position.rules.finish_answer(position, graph, SOLVERS[solver](position, graph, limits), limits)
 
 
 def validate(position: Position | dict, routes: Any) -> dict:
     """Score proposed routes, or raise RouteViolation naming the broken rule."""
-    return RouteSetValidator(as_position(position)).validate(routes)
+    position = as_position(position)
+    require_implemented(position.rules)
+    own = position.rules.validate(position, routes)
+    return own if own is not None else RouteSetValidator(position).validate(routes)

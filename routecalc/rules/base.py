@@ -16,7 +16,9 @@ from ..errors import PositionError
 from ..trains import Train, generic_train, object_train
 
 if TYPE_CHECKING:
+    from ..graph import TrackGraph
     from ..model import Node, Position
+    from ..solvers import Limits
 
 #: Track types a gauge may use.
 GAUGE_TRACKS = {"broad": frozenset({"broad", "dual"}), "narrow": frozenset({"narrow", "dual"})}
@@ -108,6 +110,22 @@ class RuleSet:
 
     def bonuses(self, position: "Position") -> list[Bonus]:
         return position.options.get("bonuses", [])
+
+    # -- whole answers ----------------------------------------------------
+    def solve(self, position: "Position", solver: str, limits: "Limits") -> dict | None:
+        """The answer of a game whose question is not a company's route set
+        (18XS: transports); None lets the route solvers answer."""
+        return None
+
+    def validate(self, position: "Position", proposal: Any) -> dict | None:
+        """The check of a proposal that is not a route set; None lets the
+        route validator check it."""
+        return None
+
+    def finish_answer(self, position: "Position", graph: "TrackGraph", answer: dict, limits: "Limits") -> dict:
+        """The route solvers' answer with the game's own parts added
+        (queries such as 18C2C's destination proofs)."""
+        return answer
 
 
 def parse_bonuses(value: Any, position: "Position") -> list[Bonus]:
