@@ -232,6 +232,8 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
     for node in tile.nodes:
         if node.kind is not None and node.kind not in rules.kinds:
             raise PositionError(where, f"kind {node.kind!r} has no meaning in {rules.name}")
+        if node.type == "offboard" and node.slots and not rules.offboard_tokens:
+            raise PositionError(where, f"offboards hold no tokens in {rules.name} (slots on an offboard)")
 
     x, y = grid.coords(cid)
     override = cell.get("neighbors")
@@ -264,9 +266,10 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
     tokens = _tokens(cell.get("tokens"), tile, where)
     base = len(nodes)
     city_no = 0
+    holders = tile.token_holders
     for tn in tile.nodes:
         node_tokens: tuple = ()
-        if tn.type == "city":
+        if tn in holders:
             node_tokens = tokens[city_no]
             city_no += 1
         node = Node(id=f"{cid}-{tn.index}", cell=cid, index=tn.index, type=tn.type,
@@ -289,11 +292,13 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
 
 
 def _tokens(raw, tile: Tile, where: str) -> list[tuple]:
-    cities = tile.cities
+    cities = tile.token_holders
     if raw is None:
         return [(None,) * c.slots for c in cities]
     if not isinstance(raw, list) or len(raw) != len(cities):
-        raise PositionError(where, f"tokens must be one list per city: the code has {len(cities)} cities")
+        offboards = sum(c.type == "offboard" for c in cities)
+        raise PositionError(where, f"tokens must be one list per city: the code has {len(cities) - offboards} cities"
+                                   + (f" and {offboards} offboards with slots" if offboards else ""))
     out = []
     for i, (slots, city) in enumerate(zip(raw, cities)):
         if not isinstance(slots, list) or not all(t is None or isinstance(t, str) for t in slots):

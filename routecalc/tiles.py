@@ -31,7 +31,7 @@ _DRAWING_KEYS = {"loc", "hide", "format", "size", "boom", "style", "to_city",
 PART_KEYS: dict[str, set[str]] = {
     "city": _NODE_KEYS | {"slots", "color", "goods", "served"},
     "town": set(_NODE_KEYS),
-    "offboard": set(_NODE_KEYS),
+    "offboard": _NODE_KEYS | {"slots"},  # token slots: only in games whose offboards hold tokens
     "junction": set(),
     "path": {"a", "b", "terminal", "track", "lanes", "a_lane", "b_lane",
              "ignore", "ignore_gauge_walk", "ignore_gauge_compare"},
@@ -115,6 +115,11 @@ class Tile:
     def cities(self) -> tuple[TileNode, ...]:
         return tuple(n for n in self.nodes if n.type == "city")
 
+    @property
+    def token_holders(self) -> tuple[TileNode, ...]:
+        """Nodes with a token list: every city, and offboards with slots."""
+        return tuple(n for n in self.nodes if n.type == "city" or (n.type == "offboard" and n.slots))
+
 
 def _int(text: str, where: str, key: str) -> int:
     try:
@@ -189,8 +194,8 @@ def _edge(text: str, where: str, num_edges: int) -> int:
 def _node(index: int, part: str, params: dict[str, str], where: str) -> TileNode:
     revenue = Revenue.parse(params["revenue"], where) if "revenue" in params else Revenue()
     slots = 0
-    if part == "city":
-        slots = _int(params.get("slots", "1"), where, "slots")
+    if part in ("city", "offboard"):
+        slots = _int(params.get("slots", "1" if part == "city" else "0"), where, "slots")
         if slots < 0:
             raise PositionError(where, "slots must not be negative")
     groups = tuple(filter(None, params.get("groups", "").split("|")))

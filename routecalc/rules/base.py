@@ -46,6 +46,8 @@ class RuleSet:
     has_companies = True
     #: False for games whose rules the engine does not implement yet
     implemented = True
+    #: offboards may have token slots (``slots`` on an offboard; 18C2C "D")
+    offboard_tokens = False
     #: catalogue train names listed for people (the service's GET /v1/games);
     #: a catalogue of patterns (``n``, ``n+m``) lists typical members
     train_names: tuple[str, ...] = ()
