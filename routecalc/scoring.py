@@ -103,7 +103,7 @@ def bonus_amount(paid: list[int], bonuses: list[Bonus], graph: TrackGraph) -> tu
 def route_revenue(paid: list[int], table: TrainTable, graph: TrackGraph, bonuses: list[Bonus],
                   weights: dict[int, int]) -> int:
     mult_bonus, plain_bonus = bonus_amount(paid, bonuses, graph)
-    return (sum(weights[s] for s in paid) + mult_bonus) * table.train.multiplier + plain_bonus
+    return table.train.payout((sum(weights[s] for s in paid) + mult_bonus) * table.train.multiplier + plain_bonus)
 
 
 def pay_table(table: TrainTable, graph: TrackGraph, bonuses: list[Bonus]) -> PayTable:
@@ -125,6 +125,7 @@ def pay_table(table: TrainTable, graph: TrackGraph, bonuses: list[Bonus]) -> Pay
         token=(graph.flags & TOKEN) != 0, cell=graph.cell.astype(np.int64), sets=sets,
         pay=table.pay.astype(np.int64), fill=bool(table.train.fill),
         every=bool(table.train.pays_every_stop), multiplier=int(table.train.multiplier),
+        divisor=int(table.train.divisor), factor=int(table.train.factor),
         bonus_kind=np.array([VISIT if b.type == "visit" else CONNECT for b in bonuses], dtype=np.int64),
         bonus_first=np.array(first, dtype=np.int64),
         bonus_count=np.array([len(b.sets) for b in bonuses], dtype=np.int64),

@@ -2,9 +2,12 @@
 
 Every train, whatever its game, is one :class:`Train`: a list of
 :class:`DistanceGroup` (which stop categories it may visit, how many, how
-many of them pay), an optional hex-edge limit (H trains), a gauge and a
-multiplier. Rule sets turn catalogue names into trains; the object form of
-the position format (the 18xx.games train definition) is read here.
+many of them pay), an optional hex-edge limit (H trains), a gauge and how
+the stops' sum becomes the route's revenue: :meth:`Train.payout` (a
+multiplier; a divisor, rounded down, for 18Lilliput's obsolete trains; a
+factor after the rounding, for its doubled last round). Rule sets turn
+catalogue names into trains; the object form of the position format (the
+18xx.games train definition) is read here.
 """
 
 from __future__ import annotations
@@ -40,6 +43,14 @@ class Train:
     obsolete: bool = False
     wagon: int = 0
     double_token_stops: bool = False  # 18C2C nD: token stops pay twice
+    divisor: int = 1  # the multiplied revenue is divided by it, rounded down
+    factor: int = 1  # then multiplied by it (a company-wide factor the rule set sets)
+
+    def payout(self, raw: int) -> int:
+        """A route's revenue from ``raw`` (its multiplied stops and bonuses plus
+        its plain bonuses): ``floor(raw / divisor) * factor``. The payment kernel
+        and the CP-SAT model compute the same."""
+        return raw // self.divisor * self.factor
 
     @property
     def pays_every_stop(self) -> bool:
@@ -99,7 +110,8 @@ def object_train(spec: dict, where: str, catalogue, extra_keys: frozenset[str] =
     if not isinstance(fill, bool):
         raise PositionError(where, "fill must be true or false")
     return Train(name, base.groups, multiplier, fill, base.hex_limit, base.gauge,
-                 base.diesel or name == "D", base.obsolete, base.wagon, base.double_token_stops)
+                 base.diesel or name == "D", base.obsolete, base.wagon, base.double_token_stops,
+                 base.divisor, base.factor)
 
 
 def _distance(distance, where: str) -> tuple[DistanceGroup, ...]:

@@ -36,6 +36,8 @@ class PayTable(NamedTuple):
     fill: bool
     every: bool  # every visited stop pays (no choice)
     multiplier: int
+    divisor: int  # the revenue is floor(raw / divisor) * factor (Train.payout)
+    factor: int
     bonus_kind: np.ndarray  # int64[B]: VISIT or CONNECT
     bonus_first: np.ndarray  # int64[B]
     bonus_count: np.ndarray  # int64[B]
@@ -68,11 +70,13 @@ def pay_work(route, groups):
 def pay(n, pt, w):
     """Best revenue of the stops ``w.route[:n]`` (limits already hold), with
     ``w.paid_out[i]`` set for each paying stop; -1 when no choice of paying
-    stops includes a company token."""
+    stops includes a company token. The choice maximises the raw revenue;
+    the train's divisor and factor (:meth:`~routecalc.trains.Train.payout`)
+    keep its order, so they apply once, to the best."""
     # Arrays come out of their tuples once and the helpers are closures:
     # numba would otherwise count references on every access and call.
     weight, group, token, cell, sets, pay_slots = pt.weight, pt.group, pt.token, pt.cell, pt.sets, pt.pay
-    fill, multiplier = pt.fill, pt.multiplier
+    fill, multiplier, divisor, factor = pt.fill, pt.multiplier, pt.divisor, pt.factor
     bonus_kind, bonus_first, bonus_count = pt.bonus_kind, pt.bonus_first, pt.bonus_count
     bonus_amount, bonus_multiplied = pt.bonus_amount, pt.bonus_multiplied
     route, paid_out, order, special, combo, paid, room = w.route, w.paid_out, w.order, w.special, w.combo, \
@@ -135,7 +139,7 @@ def pay(n, pt, w):
     if pt.every:
         for i in range(n):
             paid_out[i] = True
-        return value(paid_out)
+        return value(paid_out) // divisor * factor
 
     # Stops by weight, best first; ties keep route order (a stable insertion sort).
     for i in range(n):
@@ -191,7 +195,7 @@ def pay(n, pt, w):
                         for i in range(n):
                             paid_out[i] = paid[i]
                         if best >= ceiling:
-                            return best
+                            return best // divisor * factor
                 # next k-combination of the special stops, in lexicographic order
                 i = k - 1
                 while i >= 0 and combo[i] == num_special - k + i:
@@ -201,4 +205,4 @@ def pay(n, pt, w):
                 combo[i] += 1
                 for j in range(i + 1, k):
                     combo[j] = combo[j - 1] + 1
-    return best
+    return best // divisor * factor if best >= 0 else best

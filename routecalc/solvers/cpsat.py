@@ -10,8 +10,9 @@ connection literal is shared with the track pieces it uses, so "no piece
 twice" (inside a route and between routes) is one ``AddAtMostOne`` per
 piece. Distance, groups, blocked and terminal stops, gauge, ``no_hex_twice``,
 the choice of paying stops (express, ``n+m``, ``fill``), multipliers and
-bonuses are linear constraints over the visit and pay literals, and the
-objective is the company's revenue.
+bonuses are linear constraints over the visit and pay literals (a train's
+divisor, rounded down, is one division constraint), and the objective is
+the company's revenue.
 
 The model reads the same compiled arrays as every solver (the
 :class:`~routecalc.graph.TrackGraph` and the per-train
@@ -273,12 +274,20 @@ class PathModel:
         weight = table.worth * table.group_mult[np.maximum(cat_group, 0)]
         stops_value = sum(int(weight[s]) * tv.pay[s] for s in tv.stops)
         multiplied, plain = self._bonuses(t, tv)
-        mult = table.train.multiplier
+        train = table.train
         bonus_top = sum(b.amount * (len(b.sets[0]) if b.type == "visit" else 1) for b in self.bonuses)
-        top = mult * (sum(max(0, int(weight[s])) for s in tv.stops) + bonus_top) + bonus_top
-        tv.revenue = m.NewIntVar(0, int(top), f"rev{t}")
-        self.ceiling += int(top)
-        m.Add(tv.revenue == mult * (stops_value + multiplied) + plain)
+        top = train.multiplier * (sum(max(0, int(weight[s])) for s in tv.stops) + bonus_top) + bonus_top
+        raw = train.multiplier * (stops_value + multiplied) + plain
+        tv.revenue = m.NewIntVar(0, train.payout(int(top)), f"rev{t}")
+        self.ceiling += train.payout(int(top))
+        if train.divisor == 1:
+            m.Add(tv.revenue == train.factor * raw)
+        else:  # Train.payout: floor(raw / divisor) * factor
+            raw_var = m.NewIntVar(0, int(top), f"raw{t}")
+            m.Add(raw_var == raw)
+            share = m.NewIntVar(0, int(top) // train.divisor, f"share{t}")
+            m.AddDivisionEquality(share, raw_var, train.divisor)
+            m.Add(tv.revenue == train.factor * share)
 
     def _bonuses(self, t: int, tv: _TrainVars) -> tuple:
         """Bonus revenue (multiplied, plain) as expressions of the pay literals."""

@@ -125,12 +125,13 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
 
 def ceiling(table: PayTable) -> int:
     """No route of the train earns more: its best paying stops on the whole
-    board (the payment kernel with every stop a token) plus every bonus;
-    nothing without a token."""
+    board (the payment kernel with every stop a token) plus every bonus,
+    divided and scaled as the train's revenue is; nothing without a token."""
     if not table.token.any():
         return 0
     stops = np.flatnonzero((table.group >= 0) & (table.weight > 0)).astype(np.int64)
-    anywhere = table._replace(token=np.ones_like(table.token), bonus_kind=table.bonus_kind[:0])
+    anywhere = table._replace(token=np.ones_like(table.token), bonus_kind=table.bonus_kind[:0],
+                              divisor=1, factor=1)
     best = max(int(pay(len(stops), anywhere, pay_work(stops, len(table.pay)))), 0)
     bonus = 0
     for b, kind in enumerate(table.bonus_kind):
@@ -139,7 +140,7 @@ def ceiling(table: PayTable) -> int:
             bit = np.uint64(1) << np.uint64(table.bonus_first[b])
             amount *= len(set(table.cell[stops[(table.sets[stops] & bit) != 0]]))
         bonus += amount
-    return best + bonus
+    return (best + bonus) // table.divisor * table.factor
 
 
 def _first_leg_share(graph: TrackGraph, state: enum.DfsState) -> float:
