@@ -13,9 +13,11 @@ that the connect query's answer is the one exhaustive listing gives.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import time
+from pathlib import Path
 
 import pytest
 from boards import cell, city, column, offboard, position, route, town
@@ -34,6 +36,7 @@ from routecalc.solvers import SOLVERS
 from routecalc.solvers.reference import enumerate_routes
 
 GAME = "18C2C-D"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "c2c-d-destination.json"
 
 
 def line(trains: list, options: dict | None = None, middle: str | None = None) -> dict:
@@ -271,3 +274,22 @@ def test_connect_matches_exhaustive_listing(board, data):
         assert len(answer["route"]["nodes"]) == expected
     if folded is not None:
         assert validate(board, [answer["route"]])["revenue"] == answer["route"]["revenue"]
+
+
+def test_fixture_the_1830_board_as_bo_with_an_offboard_token():
+    """fixtures/c2c-d-destination.json: the 1830-late board read as 18C2C-D for
+    the B&O (tokens J14, H16, I15 and the K13 offboard), a 5 and a 4D, asking
+    for the destination proof K13 to F6."""
+    board = json.loads(FIXTURE.read_text())
+    answer = solve(board)
+    runs = {r["train"]: (r["nodes"], [s["value"] for s in r["stops"]]) for r in answer["routes"]}
+    # 4D: every stop holds a B&O token, all doubled: K13 40, J14 30, I15 60, H16 40
+    assert runs["4D"] == (["K13-0", "J14-0", "I15-0", "H16-0"], [80, 60, 120, 80])
+    # 5: H18 50, G19 80, G17 10, H16 40, I15 60 (a plain train: once)
+    assert sorted(runs["5"][1]) == [10, 40, 50, 60, 80]
+    assert every_solver(board) == {(340 + 240, "optimal")}
+    # K13 to F6 is six stops: the 4D unfolded into an 8 runs it, without doubling
+    proof = answer["connect"]
+    assert (proof["possible"], proof["unfolded"], proof["status"]) == (True, True, "exact")
+    assert proof["route"]["nodes"] == ["F6-0", "G7-1", "H10-0", "I15-0", "J14-0", "K13-0"]
+    assert proof["route"]["revenue"] == 30 + 10 + 30 + 60 + 30 + 40
