@@ -10,14 +10,15 @@ destination or transcontinental proof: can one of the trains run a valid
 route with a stop in a ``from`` cell and a stop in a ``to`` cell? A D train
 may be "unfolded" into a 2n-stop train without doubling, only when no train
 can run such a route folded. The answer's ``connect`` part
-(:func:`connect_query`) gives the shortest such route, or says none exists,
-or ``status: unknown`` when the time limit stopped the search first.
+(:func:`connect_query`) is ``{"possible", "route", "unfolded", "status"}``:
+the shortest such route (in the route form, with the train that runs it),
+or ``possible: false`` when none exists, or ``status: unknown`` (and
+``possible: null``) when the time limit stopped the search first.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -47,12 +48,8 @@ class C2CRules(RuleSet):
     train_names = (*(str(n) for n in PLAIN), *(f"{n}D" for n in DOUBLING))
 
     def catalogue(self, name: str, where: str) -> Train:
-        m = re.fullmatch(r"(\d+)(D?)", name)
-        n = int(m.group(1)) if m else 0
-        if m and not m.group(2) and n in PLAIN:
-            return Train(name, all_stops(n))
-        if m and m.group(2) and n in DOUBLING:
-            return Train(name, all_stops(n), double_token_stops=True)
+        if name in self.train_names:
+            return Train(name, all_stops(int(name.rstrip("D"))), double_token_stops=name.endswith("D"))
         raise PositionError(where, f"unknown 18C2C-D train {name!r} (known: {', '.join(self.train_names)})")
 
     def parse_train(self, spec: Any, where: str) -> Train:
