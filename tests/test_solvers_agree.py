@@ -122,3 +122,14 @@ def test_the_agreement_is_not_vacuous():
     # Two routes per train: the one-route budget stops the enumeration and CP-SAT runs.
     graph = compile_position(load_position(board))
     assert auto_via_cpsat(graph.position, graph, Limits())["solver"] == "cpsat"
+
+
+def test_a_visit_bonus_on_a_worthless_stop_is_within_the_ceiling():
+    """The single-train ceiling that caps auto's CP-SAT path counts a visit
+    bonus on a stop worth nothing (it was left out: auto answered 20, optimal)."""
+    board = line_board(city(10), city(10), city(0), trains=["3"],
+                       options={"bonuses": [{"type": "visit", "cells": ["A5"], "amount": 10}]})
+    position = load_position(board)
+    for name, solve in CHECKED.items():
+        answer = solve(position, compile_position(position), Limits())
+        assert (name, answer["revenue"], answer["status"]) == (name, 30, "optimal")

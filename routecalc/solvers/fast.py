@@ -134,11 +134,12 @@ def ceiling(table: PayTable) -> int:
                               divisor=1, factor=1)
     best = max(int(pay(len(stops), anywhere, pay_work(stops, len(table.pay)))), 0)
     bonus = 0
+    visitable = np.flatnonzero(table.group >= 0)  # a visit bonus counts stops worth nothing too
     for b, kind in enumerate(table.bonus_kind):
         amount = int(table.bonus_amount[b]) * (table.multiplier if table.bonus_multiplied[b] else 1)
         if kind == VISIT:
             bit = np.uint64(1) << np.uint64(table.bonus_first[b])
-            amount *= len(set(table.cell[stops[(table.sets[stops] & bit) != 0]]))
+            amount *= len(set(table.cell[visitable[(table.sets[visitable] & bit) != 0]]))
         bonus += amount
     return (best + bonus) // table.divisor * table.factor
 
