@@ -124,9 +124,6 @@ def c2c_positions(draw, max_size: int = 3, trains=("2", "3", "4", "3D", "4D"), m
     holding the company's token) and the trains come from the catalogue."""
     board = draw(positions(max_size=max_size, max_trains=1))
     board["game"] = GAME
-    # generic bonuses are tests/test_solvers_agree.py's business (a 0-value stop's visit bonus is
-    # missing from the fast ceiling that caps auto's CP-SAT path: a generic issue, reported)
-    board.get("options", {}).pop("bonuses", None)
     for hexagon in board["hexes"]:
         cities = iter(hexagon.get("tokens", []))
         parts, tokens = [], []
