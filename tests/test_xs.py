@@ -19,6 +19,7 @@ import pytest
 from routecalc.api import solve, validate
 from routecalc.errors import PositionError, RouteViolation
 from routecalc.geometry import index_letters
+from routecalc.model import load_position
 
 ROW = (1, 3)
 
@@ -581,3 +582,56 @@ def test_bundled_example():
     assert (answer["best_transport"]["income"], answer["revenue"], answer["status"]) == (3, 5, "optimal")
     hop = validate(pos, [transport("A3", "blue", ["A3", "B3", "B2", "C2"])])
     assert (hop["plan"][0]["to_kind"], hop["revenue"]) == ("port", 2)
+
+
+def test_search_agrees_with_the_validator_on_turned_tiles_with_separate_trails():
+    """On random 3x3 boards of turned tiles (straights, curves, crossings whose
+    trails do not join, cities, LCs, ports), the best single transport equals
+    the best the validator scores over every simple sequence of neighbouring
+    (or port) cells from every cube."""
+    tiles = ["path=a:0,b:2", "path=a:0,b:1", "path=a:0,b:2;path=a:1,b:3", "path=a:0,b:1;path=a:2,b:3",
+             "junction;path=a:0,b:_0;path=a:1,b:_0;path=a:3,b:_0"]
+    rng = random.Random(11)
+    scored = 0
+    for _ in range(60):
+        cells, goods, ports = [], {}, set()
+        for x in range(3):
+            for y in range(3):
+                cid, roll = f"{index_letters(x)}{y + 1}", rng.random()
+                if roll < 0.4:
+                    code = rng.choice(tiles)
+                elif roll < 0.8:
+                    goods[cid] = rng.choice(["blue", "pink", "white"])
+                    code = node(color=rng.choice(["blue", "pink"]), goods=goods[cid],
+                                edges=rng.choice([(0, 2), (0, 1), (0, 1, 2)]))
+                else:
+                    kind = rng.choice(["lc", "port"])
+                    ports.update([cid] if kind == "port" else [])
+                    code = node(kind=kind, edges=rng.choice([(0,), (0, 1)]))
+                cells.append(boards.cell(cid, code, rotation=rng.randrange(4)))
+        pos = load_position(board(cells, locomotive=4, actions=1))
+
+        def near(cid):
+            x, y = ord(cid[0]) - 65, int(cid[1:])
+            out = {f"{index_letters(x + dx)}{y + dy}" for dx, dy in ((0, 1), (0, -1), (1, 0), (-1, 0))}
+            return (out | (ports if cid in ports else set())) & set(pos.cells) - {cid}
+
+        best = 0
+
+        def extend(seq, color):
+            nonlocal best, scored
+            if len(seq) > 1:
+                try:
+                    best = max(best, validate(pos, [transport(seq[0], color, seq)])["revenue"])
+                    scored += 1
+                except RouteViolation:
+                    pass
+            if len(seq) <= 4:
+                for nxt in near(seq[-1]) - set(seq):
+                    extend(seq + [nxt], color)
+
+        for cid, color in goods.items():
+            extend([cid], color)
+        answer = solve(pos)
+        assert (answer["best_transport"]["income"] if answer["best_transport"] else 0) == best
+    assert scored > 100

@@ -170,7 +170,6 @@ class XSSearch:
         except AllFound:
             pass
 
-
     # -- moves and plans -----------------------------------------------------
     def moves(self, state: TurnState, cached_only: bool = False) -> list[Move]:
         """Every transport worth considering in ``state``, most paying first
