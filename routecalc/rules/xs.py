@@ -39,6 +39,9 @@ the seed leave open:
   in a city instead of delivering it (never earns income), international
   trade at a port (the bag's content is not part of a position), metropolis
   tiles demanding two goods (a city ``color`` naming two goods is refused).
+- Cubes lie on cities (``goods``); an LC or port written as a ``city`` with
+  ``kind`` may hold goods too (a position taken mid-turn). An unserved city
+  needs its ``color``.
 - Cell ``terrain`` and city ``revenue`` do not affect transports and are
   ignored. Offboards, towns without ``kind``, tokens and trains have no
   meaning in 18XS and are refused.
@@ -47,7 +50,8 @@ Answer of :func:`routecalc.api.solve`::
 
     {"game": "18XS", "revenue": 9, "status": "optimal", "bound": 9,
      "best_transport": {<transport>} or null,
-     "plan": [<transport>, ...], "actions": 2, "solver": "18XS"}
+     "plan": [<transport>, ...], "actions": 2, "solver": "18XS",
+     "stats": {"walk_steps": ..., "seconds": ...}}
 
 where a transport is ``{"cube": {"cell": "A1", "color": "blue"}, "cells":
 ["A1", "A2", "B2"], "to": "B2", "to_kind": "city"|"lc"|"port", "distance":
