@@ -4,21 +4,18 @@ from __future__ import annotations
 
 from ..errors import PositionError
 from .base import RuleSet
+from .c2c import C2CRules
 from .generic import GenericRules
 from .ireland import IrelandRules
+from .lilliput import LilliputRules
 from .pending import PendingRules
+from .xs import XSRules
 
 
 def _registry() -> dict[str, RuleSet]:
-    rules: dict[str, RuleSet] = {"generic": GenericRules()}
-    rules["18Ireland"] = IrelandRules()
-    rules.setdefault("18Cuba", PendingRules("18Cuba", frozenset({"harbor", "sugar", "mill"}),
-                                            frozenset({"obsolete", "wagon"})))
-    rules.setdefault("18Lilliput", PendingRules("18Lilliput", frozenset({"harbor", "metropolis", "mildendo"}),
-                                                frozenset({"obsolete"})))
-    rules.setdefault("18C2C-D", PendingRules("18C2C-D", frozenset()))
-    rules.setdefault("18XS", PendingRules("18XS", frozenset({"lc", "port"}), has_companies=False))
-    return rules
+    rules = [GenericRules(), IrelandRules(), LilliputRules(), C2CRules(), XSRules(),
+             PendingRules("18Cuba", frozenset({"harbor", "sugar", "mill"}), frozenset({"obsolete", "wagon"}))]
+    return {r.name: r for r in rules}
 
 
 RULES = _registry()
