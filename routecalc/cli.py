@@ -26,17 +26,20 @@ def _load(path: str):
 
 
 def print_pretty(answer: dict, title: str = "") -> None:
-    """A readable table of routes and revenue."""
+    """A readable table of routes (or 18XS transports) and revenue."""
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=title or f"{answer['company']}: best run", show_lines=False)
+    table = Table(title=title or f"{answer.get('company') or answer.get('game')}: best run", show_lines=False)
     for col in ("train", "route", "revenue"):
         table.add_column(col, justify="right" if col == "revenue" else "left")
-    for route in answer["routes"]:
+    for route in answer.get("routes", []):
         skip = set(route["skip"])
         stops = " - ".join(f"({n})" if n in skip else n for n in route["nodes"])
         table.add_row(route["train"], stops, str(route["revenue"]))
+    for transport in answer.get("plan", []):
+        cells = " - ".join(transport["cells"])
+        table.add_row(f"{transport['cube']['color']} cube", f"{cells} ({transport['to_kind']})", str(transport["income"]))
     table.add_row("", "[bold]total[/bold]", f"[bold]{answer['revenue']}[/bold]")
     console = Console()
     console.print(table)
@@ -134,7 +137,8 @@ def cmd_render(args) -> int:
         sys.stdout.write(svg)
     else:
         Path(args.output).write_text(svg)
-        routes = f", {len(result['routes'])} routes, revenue {result['revenue']}" if result else ""
+        lines = len(result.get("routes", result.get("plan", []))) if result else 0
+        routes = f", {lines} routes, revenue {result['revenue']}" if result else ""
         print(f"wrote {args.output}{routes}", file=sys.stderr)
     return 0
 

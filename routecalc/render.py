@@ -56,6 +56,9 @@ STYLE = """
 .slot { fill: #fff; stroke: #222; stroke-width: 1.5; }
 .token-text { font-size: 7px; font-weight: bold; text-anchor: middle; dominant-baseline: central; fill: #fff; }
 .town { fill: #222; }
+.demand { fill: none; stroke-width: 3; }
+.demand.served { stroke-dasharray: 3 2; stroke-opacity: 0.5; }
+.cube { stroke: #222; stroke-width: 1; }
 .revenue-bubble { fill: #fff; stroke: #222; stroke-width: 1; }
 .revenue-text { fill: #000; font-size: 9px; text-anchor: middle; dominant-baseline: central; }
 .coord { font-size: 9px; fill: #333; text-anchor: middle; dominant-baseline: central; }
@@ -353,6 +356,12 @@ def _draw_city(g: ET.Element, drawing: BoardDrawing, node: Node, pos: Point) -> 
         _sub(tok, "circle", {"cx": cx, "cy": cy, "r": r, "style": f"fill: {company_colour(owner)}; stroke: "
                              + ("#ffd700; stroke-width: 3" if mine else "#222; stroke-width: 1.5")})
         _sub(tok, "text", {"class": "token-text", "x": cx, "y": cy}, owner[:4])
+    if node.color:  # 18XS: a ring in the colour of the good the city demands (dashed once served)
+        _sub(city, "circle", {"class": "demand" + (" served" if node.served else ""), "cx": pos[0], "cy": pos[1],
+                              "r": r + 4, "style": f"stroke: {node.color}", "data-color": node.color})
+    for k, good in enumerate(node.goods):  # 18XS: the cubes lying there
+        _sub(city, "rect", {"class": "cube", "x": pos[0] - r + 9 * k, "y": pos[1] + r + 5, "width": 7, "height": 7,
+                            "style": f"fill: {good}", "data-good": good})
     if node.revenue != Revenue():
         far = max(dx for dx, _ in offsets) + r
         _revenue_bubble(g, (pos[0] + far + 6, pos[1] - r - 2), _revenue_label(node.revenue, drawing.position.phase_colors))
@@ -364,6 +373,7 @@ def render_svg(position: Position, result: dict | None = None, *, title: str | N
     routes: ``{"routes": [...], "revenue": n, ...}``) adds the routes and a legend."""
     drawing = BoardDrawing(position)
     routes = list((result or {}).get("routes") or [])
+    transports = list((result or {}).get("plan") or [])  # 18XS: cubes moved cell by cell
     xs, ys = [], []
     for cid, c in drawing.centers.items():
         for x, y in drawing.geo.corners(c):
@@ -375,7 +385,7 @@ def render_svg(position: Position, result: dict | None = None, *, title: str | N
     board_w, board_h = max(xs) - min(xs) + 2 * MARGIN, max(ys) - min(ys) + 2 * MARGIN
     legend = result is not None
     width = board_w + (LEGEND_WIDTH if legend else 0)
-    height = max(board_h, 60 + 36 * len(routes)) if legend else board_h
+    height = max(board_h, 60 + 36 * (len(routes) + len(transports))) if legend else board_h
     svg = ET.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "class": "routecalc-board",
                              "viewBox": f"{_fmt(left)} {_fmt(top)} {_fmt(width)} {_fmt(height)}",
                              "width": _fmt(width), "height": _fmt(height),
@@ -385,15 +395,21 @@ def render_svg(position: Position, result: dict | None = None, *, title: str | N
     board = _sub(svg, "g", {"class": "board"})
     for cell in position.cells.values():
         _draw_cell(board, drawing, cell)
+    layer = _sub(svg, "g", {"class": "routes"})
     if routes:
         graph = graph or compile_position(position)
-        layer = _sub(svg, "g", {"class": "routes"})
         for k, route in enumerate(routes):
             _sub(layer, "polyline", {"class": "route", "points": _points(route_points(drawing, graph, route)),
                                      "style": f"stroke: {ROUTE_COLOURS[k % len(ROUTE_COLOURS)]}",
                                      "data-train": route.get("train"), "data-revenue": route.get("revenue")})
+    for k, transport in enumerate(transports, start=len(routes)):
+        _sub(layer, "polyline", {"class": "route transport",
+                                 "points": _points([drawing.centers[c] for c in transport["cells"]]),
+                                 "style": f"stroke: {ROUTE_COLOURS[k % len(ROUTE_COLOURS)]}",
+                                 "data-cube": transport["cube"]["color"], "data-revenue": transport["income"]})
     if legend:
-        _draw_legend(svg, position, result, routes, (left + board_w + 8, top + 20))
+        _draw_legend(svg, result, _legend_entries(routes, transports), (left + board_w + 8, top + 20),
+                     position.company or position.game)
     ET.indent(svg)
     return ET.tostring(svg, encoding="unicode", xml_declaration=False)
 
@@ -406,23 +422,35 @@ def _shortened(text: str, room: int = LEGEND_CHARS) -> str:
     return f"{text[:half]} … {text[-half:]}"
 
 
-def _draw_legend(svg: ET.Element, position: Position, result: dict, routes: list[dict], origin: Point) -> None:
+def _legend_entries(routes: list[dict], transports: list[dict]) -> list[tuple[str | None, str, str]]:
+    """(data-train, label, stops) per drawn line: routes, then 18XS transports."""
+    entries = []
+    for route in routes:
+        skip = set(route.get("skip") or [])
+        stops = " ".join(f"({n})" if n in skip else n for n in route.get("nodes", []))
+        entries.append((route.get("train"), f"{route.get('train')}: {route.get('revenue', '')}", stops))
+    for transport in transports:
+        cube = transport["cube"]["color"]
+        entries.append((None, f"{cube} cube to {transport['to']}: {transport['income']}",
+                        " ".join(transport["cells"])))
+    return entries
+
+
+def _draw_legend(svg: ET.Element, result: dict, entries: list[tuple[str | None, str, str]], origin: Point,
+                 who: str) -> None:
     x, y = origin
     g = _sub(svg, "g", {"class": "legend"})
-    head = f"{position.company}: {result.get('revenue', sum(r.get('revenue', 0) for r in routes))}"
+    head = f"{who}: {result.get('revenue', '')}"
     if result.get("status"):
         head += f" ({result['status']})"
     _sub(g, "text", {"class": "legend-title", "x": x, "y": y}, head)
-    if not routes:
+    if not entries:
         _sub(g, "text", {"class": "legend-text", "x": x, "y": y + 22}, "no route")
-    for k, route in enumerate(routes):
+    for k, (train, label, stops) in enumerate(entries):
         ey = y + 24 + 36 * k
-        entry = _sub(g, "g", {"class": "legend-entry", "data-train": route.get("train")})
+        entry = _sub(g, "g", {"class": "legend-entry", "data-train": train})
         _sub(entry, "line", {"x1": x, "y1": ey, "x2": x + 24, "y2": ey, "class": "route",
                              "style": f"stroke: {ROUTE_COLOURS[k % len(ROUTE_COLOURS)]}"})
-        _sub(entry, "text", {"class": "legend-text", "x": x + 32, "y": ey + 4},
-             f"{route.get('train')}: {route.get('revenue', '')}")
-        skip = set(route.get("skip") or [])
-        stops = " ".join(f"({n})" if n in skip else n for n in route.get("nodes", []))
+        _sub(entry, "text", {"class": "legend-text", "x": x + 32, "y": ey + 4}, label)
         line = _sub(entry, "text", {"class": "legend-stops", "x": x + 32, "y": ey + 17}, _shortened(stops))
         _sub(line, "title", {}, stops)  # the whole list on hover

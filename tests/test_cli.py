@@ -86,6 +86,16 @@ def test_solve_pretty_prints_a_table(tmp_path, capsys):
     assert "status optimal" in out and "solver reference" in out
 
 
+def test_solve_pretty_prints_18xs_transports(capsys):
+    fixture = str(Path(__file__).resolve().parent.parent / "fixtures" / "xs-small.json")
+    code, out = run(capsys, "solve", fixture, "--pretty")
+    answer = json.loads(run(capsys, "solve", fixture)[1])
+    assert code == 0
+    for transport in answer["plan"]:
+        assert f"{transport['cube']['color']} cube" in out and " - ".join(transport["cells"]) in out
+    assert "total" in out and str(answer["revenue"]) in out and "status optimal" in out
+
+
 @pytest.mark.parametrize("content, where", [
     ("{", "p.json"),
     (json.dumps({"format": 1}), "game"),

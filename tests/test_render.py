@@ -117,6 +117,23 @@ def test_long_routes_are_cut_in_the_legend_and_whole_on_hover():
             assert line.text == whole
 
 
+def test_18xs_plan_cubes_and_demands_are_drawn():
+    position = load_position_file(ROOT / "fixtures" / "xs-small.json")
+    answer = api.solve(position)
+    root = parse(render_svg(position, answer))
+    lines = by_class(root, "polyline", "transport")
+    assert len(lines) == len(answer["plan"]) >= 1
+    for line, transport in zip(lines, answer["plan"]):
+        assert int(line.get("data-revenue")) == transport["income"]
+        assert len(points_of(line)) == len(transport["cells"])
+    cities = [n for n in position.nodes if n.type == "city"]
+    assert [r.get("data-good") for r in by_class(root, "rect", "cube")] == [g for n in cities for g in n.goods]
+    demands = by_class(root, "circle", "demand")
+    assert sorted(c.get("data-color") for c in demands) == sorted(n.color for n in cities if n.color)
+    labels = [next(e.iter(NS + "text")).text for e in by_class(root, "g", "legend-entry")]
+    assert labels == [f"{t['cube']['color']} cube to {t['to']}: {t['income']}" for t in answer["plan"]]
+
+
 def ireland_position():
     path = sorted((CORPUS / "18Ireland").glob("*.json"))[-1]
     return load_position(json.loads(path.read_text()))

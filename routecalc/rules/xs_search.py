@@ -175,7 +175,7 @@ class XSSearch:
         """Every transport worth considering in ``state``, most paying first
         (``cached_only``: of the cubes already walked)."""
         out = []
-        for (node, color), _ in state.cubes:
+        for (node, color), _ in sorted(state.cubes):  # a set: sorted, for one answer per position
             reach = self.reach(node, color, state.served, cached_only)
             if reach is not None:
                 out.extend(reach.moves(self.player, state.cards))
