@@ -93,3 +93,22 @@ def test_upload_a_corpus_file_and_solve(page):
     assert page.get_attribute("#status", "data-revenue") == str(oracle["total"])
     assert page.locator("#board svg polyline.route").count() == page.locator("#revenue tbody tr").count() > 0
     assert errors == []
+
+
+def test_solve_an_18xs_fixture_shows_the_transports(page):
+    page, errors = page
+    fixture = DEMO.parent / "xs-small.json"
+    expected = api.solve(load_position_file(fixture))
+    page.select_option("#fixture", "xs-small")
+    page.wait_for_function("document.getElementById('position').value.includes('\"18XS\"')")
+    page.click("#solve")
+    page.wait_for_function(f"document.getElementById('revenue-total').textContent === '{expected['revenue']}'")
+    assert page.text_content("#status").startswith(f"18XS: revenue {expected['revenue']}, optimal")
+    rows = page.locator("#revenue tbody tr")
+    assert rows.count() == len(expected["plan"]) > 0
+    for k, transport in enumerate(expected["plan"]):
+        cells = rows.nth(k).locator("td")
+        assert cells.nth(0).text_content() == f"{transport['cube']['color']} cube"
+        assert cells.nth(2).text_content() == str(transport["income"])
+    assert page.locator("#board svg polyline.transport").count() == len(expected["plan"])
+    assert errors == []

@@ -23,7 +23,8 @@ async function loadChoices() {
     fetch("/healthz").then((r) => r.json()),
   ]);
   for (const f of fixtures) {
-    const option = new Option(`${f.name} (${f.game}, ${f.company}: ${f.trains.join(", ")})`, f.name);
+    const who = f.company ? `, ${f.company}: ${f.trains.join(", ")}` : "";
+    const option = new Option(`${f.name} (${f.game}${who})`, f.name);
     $("fixture").add(option);
   }
   for (const name of health.solvers) {
@@ -51,22 +52,30 @@ function uploadFile() {
   });
 }
 
+// Table rows as [label, path, revenue]: a company's routes, or 18XS's transports.
+function drawnLines(answer) {
+  return (answer.routes || []).map((route) => {
+    const skip = new Set(route.skip || []);
+    return [route.train, route.nodes.map((n) => (skip.has(n) ? `(${n})` : n)).join(" – "), route.revenue];
+  }).concat((answer.plan || []).map((t) => [`${t.cube.color} cube`, `${t.cells.join(" – ")} (${t.to_kind})`, t.income]));
+}
+
 function showTable(answer) {
   const body = $("revenue").tBodies[0];
   body.replaceChildren();
   const lines = $("board").querySelectorAll("polyline.route");
-  answer.routes.forEach((route, k) => {
+  const rows = drawnLines(answer);
+  rows.forEach(([label, path, revenue], k) => {
     const row = body.insertRow();
     const train = row.insertCell();
     const swatch = document.createElement("span");
     swatch.className = "swatch";
     if (lines[k]) swatch.style.background = lines[k].style.stroke;
-    train.append(swatch, route.train);
-    const skip = new Set(route.skip || []);
-    row.insertCell().textContent = route.nodes.map((n) => (skip.has(n) ? `(${n})` : n)).join(" – ");
-    row.insertCell().textContent = route.revenue;
+    train.append(swatch, label);
+    row.insertCell().textContent = path;
+    row.insertCell().textContent = revenue;
   });
-  if (!answer.routes.length) {
+  if (!rows.length) {
     const row = body.insertRow();
     row.insertCell().textContent = "–";
     row.insertCell().textContent = "no train can run";
@@ -95,13 +104,13 @@ async function solve() {
     const answer = await response.json();
     const board = await fetch("/v1/render", {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ position, routes: answer.routes }),
+      body: JSON.stringify({ position, routes: answer.routes || answer.plan }),
     });
     if (!board.ok) { setStatus(await apiError(board), "error"); return; }
     $("board").innerHTML = await board.text();
     showTable(answer);
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
-    setStatus(`${answer.company}: revenue ${answer.revenue}, ${answer.status} (bound ${answer.bound}), ` +
+    setStatus(`${answer.company || answer.game}: revenue ${answer.revenue}, ${answer.status} (bound ${answer.bound}), ` +
               `solver ${answer.solver}, solved in ${answer.elapsed.toFixed(3)} s (${seconds} s with drawing)`,
               answer.status === "optimal" ? "done" : "busy");
     $("status").dataset.revenue = answer.revenue;
