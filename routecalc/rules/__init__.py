@@ -5,16 +5,15 @@ from __future__ import annotations
 from ..errors import PositionError
 from .base import RuleSet
 from .c2c import C2CRules
+from .cuba import CubaRules
 from .generic import GenericRules
 from .ireland import IrelandRules
 from .lilliput import LilliputRules
-from .pending import PendingRules
 from .xs import XSRules
 
 
 def _registry() -> dict[str, RuleSet]:
-    rules = [GenericRules(), IrelandRules(), LilliputRules(), C2CRules(), XSRules(),
-             PendingRules("18Cuba", frozenset({"harbor", "sugar", "mill"}), frozenset({"obsolete", "wagon"}))]
+    rules = [GenericRules(), IrelandRules(), LilliputRules(), C2CRules(), XSRules(), CubaRules()]
     return {r.name: r for r in rules}
 
 

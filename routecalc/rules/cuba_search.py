@@ -1,0 +1,383 @@
+"""18Cuba answers: the route rules on top of the engine's, the coupled
+extras (sugar, wagons, FC fees) and an exact search over whole choices.
+
+Every train's valid routes are listed by the reference solver's exhaustive
+walk (the engine's generic checks) and filtered by :func:`cuba_route` (the
+game's route rules). A branch and bound then picks one route or none per
+train; a choice's exact value is :func:`score_choice` (maximum flow of cubes
+over every wagon assignment, cheapest cover of the FC fees), and the bound
+of a route is its revenue plus the most sugar it could carry, which no
+choice can beat since fees are never negative.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from itertools import product
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RouteViolation
+from ..graph import TOKEN, compile_position
+from ..routes import Route
+from ..scoring import pay_table, train_tables
+from ..solvers.reference import enumerate_routes
+from ..validate import RouteSetValidator, mask_of
+from .cuba import CUBE_INCOME, DEFAULT_FC_FEE, FC, UNSHIPPED_INCOME, is_plus, reach
+
+if TYPE_CHECKING:
+    from ..model import Position
+    from ..solvers import Limits
+
+
+@dataclass
+class Run:
+    """A valid route of one train with what the coupled terms need."""
+
+    route: Route
+    mask: int
+    mills: tuple[int, ...]  # mill stops with cubes on them (only when the route ends in a harbor)
+    fc: frozenset[int]  # FC-blocked cities it passes through
+    potential: int = 0  # revenue + the most sugar income it could carry
+
+
+@dataclass
+class Extras:
+    """The coupled terms of a choice of runs (indices into the choice)."""
+
+    value: int
+    cubes: list[dict[int, int]]  # per run: mill stop -> cubes
+    wagons: list[int]  # per run: capacity carried (0: none)
+    paid: list[int]  # FC cities paid for
+    free: list[int | None]  # per run: the FC city a + train ignores free
+    machines: int = 0
+    fee: int = 0
+    cube_total: int = 0
+    route_total: int = 0
+    by_mill: dict[int, int] = field(default_factory=dict)
+
+
+class Game:
+    """One position compiled for 18Cuba."""
+
+    def __init__(self, position: Position):
+        self.position = position
+        self.graph = compile_position(position)
+        self.tables = train_tables(self.graph)
+        g = self.graph
+        nodes = [position.nodes[int(i)] for i in g.stop_node]
+        self.kind = [n.kind for n in nodes]
+        self.fc_blocked = [position.rules.fc_blocked(n, position.company) for n in nodes]
+        sugar = position.options.get("sugar", {})
+        self.supply = {s: int(sugar.get(g.stop_ids[s], 0)) for s in range(g.num_stops) if self.kind[s] == "mill"}
+        self.fee = int(position.options.get("fc_fee", DEFAULT_FC_FEE))
+        self.pool = sorted(position.options.get("wagons", []), reverse=True)
+        self.minor = any(t.gauge == "narrow" for t in position.trains)
+        self.machines = sum(position.options.get("machines", {}).get(position.company, [])) if self.minor else 0
+
+    # -- one route ------------------------------------------------------------
+    def cuba_route(self, route: Route, route_no: int | None = None) -> Run:
+        """Apply the game's route rules to a route the generic checks passed;
+        set its revenue and paying stops. Raises RouteViolation."""
+        g, table = self.graph, self.tables[route.train]
+        train, stops, ids = table.train, route.stops, self.graph.stop_ids
+
+        def fail(rule: str, detail: str):
+            raise RouteViolation(rule, detail, route_no)
+
+        paid = list(stops)
+        if train.gauge == "narrow":
+            if any(self.kind[s] == "harbor" for s in stops):
+                fail("narrow_harbor", f"a {train.name} never enters a harbor")
+            home = [e for e in (stops[0], stops[-1]) if self.kind[e] == "mill" and g.flags[e] & TOKEN]
+            if not home:
+                fail("minor_route", f"one end must be the company's own sugar mill (home token), not "
+                     f"{ids[stops[0]]} or {ids[stops[-1]]}")
+            others = list(stops[1:]) if home[0] == stops[0] else list(stops[:-1])
+            bad = [s for s in others if self.kind[s] != "sugar"]
+            if bad:
+                fail("minor_route", f"a minor's route stops only at its mill and sugar fields, not {ids[bad[0]]}")
+        else:
+            fields = [s for s in stops if self.kind[s] == "sugar"]
+            if fields:
+                fail("sugar_field", f"a major's {train.name} does not stop at the sugar field {ids[fields[0]]}")
+            if len(stops) > reach(train):
+                ends = [e for e in (stops[0], stops[-1]) if self.kind[e] == "harbor"]
+                if not ends:
+                    fail("too_long", f"visits {len(stops)} stops, the {train.name} runs {reach(train)} "
+                         "(one more only to a harbor beyond its range)")
+                paid.remove(min(ends, key=lambda s: int(table.value[s])))
+        if not any(g.flags[s] & TOKEN for s in paid):
+            fail("no_token", f"no paying stop holds a {self.position.company} token")
+        route.paid = paid
+        route.revenue = train.payout(sum(int(table.value[s]) for s in paid) * train.multiplier)
+        harbor_end = self.kind[stops[0]] == "harbor" or self.kind[stops[-1]] == "harbor"
+        mills = tuple(s for s in stops if self.kind[s] == "mill" and self.supply[s] > 0) if harbor_end else ()
+        fc = frozenset(s for s in stops[1:-1] if self.fc_blocked[s])
+        run = Run(route, mask_of(route.conns, g), mills, fc)
+        run.potential = route.revenue + CUBE_INCOME * min(self.most_wagon(route.train),
+                                                          sum(self.supply[m] for m in mills))
+        return run
+
+    def most_wagon(self, train: int) -> int:
+        own = self.position.trains[train].wagon
+        return own or (self.pool[0] if self.pool else 0)
+
+    # -- a whole choice ---------------------------------------------------------
+    def score_choice(self, runs: list[Run], pinned: dict[int, int] | None = None) -> Extras:
+        """Exact value of running these routes: revenues, the best sugar over
+        every wagon assignment, the cheapest fee cover. ``pinned`` fixes pool
+        wagons on some runs (run index -> capacity; a proposal's choice)."""
+        pinned = pinned or {}
+        own = [self.position.trains[r.route.train].wagon for r in runs]
+        pool = list(self.pool)
+        for cap in pinned.values():
+            pool.remove(cap)
+        free_runs = [i for i, r in enumerate(runs) if not own[i] and i not in pinned and r.mills]
+        best_sugar: tuple[int, list[int], list[dict[int, int]]] | None = None
+        for target in product([None] + free_runs, repeat=len(pool)):
+            chosen = [t for t in target if t is not None]
+            if len(set(chosen)) != len(chosen):
+                continue
+            caps = [own[i] or pinned.get(i, 0) for i in range(len(runs))]
+            for cap, t in zip(pool, target):
+                if t is not None:
+                    caps[t] = cap
+            flows = max_flow(caps, [r.mills for r in runs], self.supply)
+            total = sum(sum(f.values()) for f in flows)
+            if best_sugar is None or total > best_sugar[0]:
+                best_sugar = (total, caps, flows)
+        assert best_sugar is not None
+        cubes, caps, flows = best_sugar
+        paid, free = self.fee_cover(runs)
+        route_total = sum(r.route.revenue for r in runs)
+        machines = self.machines if runs else 0
+        fee = self.fee * len(paid)
+        by_mill: dict[int, int] = {}
+        for f in flows:
+            for m, n in f.items():
+                by_mill[m] = by_mill.get(m, 0) + n
+        return Extras(route_total + CUBE_INCOME * cubes + machines - fee, flows, caps, paid, free,
+                      machines, fee, cubes, route_total, by_mill)
+
+    def fee_cover(self, runs: list[Run]) -> tuple[list[int], list[int | None]]:
+        """FC cities to pay for and each + train's free ignore, cheapest first."""
+        options = [[None] + sorted(r.fc) if is_plus(self.position.trains[r.route.train]) else [None] for r in runs]
+        best: tuple[list[int], list[int | None]] | None = None
+        passed = sorted(set().union(*(r.fc for r in runs))) if runs else []
+        for free in product(*options):
+            paid = [c for c in passed if any(c in r.fc and free[i] != c for i, r in enumerate(runs))]
+            if best is None or len(paid) < len(best[0]):
+                best = (paid, list(free))
+        assert best is not None
+        return best
+
+    # -- the answer ---------------------------------------------------------------
+    def answer(self, runs: list[Run], extras: Extras) -> dict:
+        ids = self.graph.stop_ids
+        order = sorted(range(len(runs)), key=lambda i: runs[i].route.train)
+        out_routes = []
+        for i in order:
+            run = runs[i]
+            rj = run.route.to_json(self.graph, self.tables[run.route.train])
+            rj["sugar"] = sum(extras.cubes[i].values())
+            if extras.wagons[i]:
+                rj["wagon"] = extras.wagons[i]
+            if run.fc:
+                rj["fc_passed"] = [ids[s] for s in sorted(run.fc)]
+            if extras.free[i] is not None:
+                rj["fc_free"] = ids[extras.free[i]]
+            out_routes.append(rj)
+        out = {
+            "company": self.position.company,
+            "revenue": int(extras.value),
+            "routes": out_routes,
+            "routes_revenue": int(extras.route_total),
+            "sugar": {"cubes": extras.cube_total, "income": CUBE_INCOME * extras.cube_total,
+                      "by_mill": {ids[m]: n for m, n in sorted(extras.by_mill.items()) if n}},
+            "fees": {"paid": [ids[s] for s in extras.paid], "amount": extras.fee},
+        }
+        if self.minor:
+            out["machines"] = extras.machines
+        return out
+
+
+def max_flow(caps: list[int], mills: list[tuple[int, ...]], supply: dict[int, int]) -> list[dict[int, int]]:
+    """Cubes per train and mill: a maximum flow from the mills' supply to the
+    trains' wagons (augmenting paths, one cube at a time; supplies are small)."""
+    flows: list[dict[int, int]] = [{} for _ in caps]
+    left = dict(supply)
+
+    def augment(t: int, seen: set[int]) -> bool:
+        """One more cube for train t: from a mill with cubes left, or from a
+        mill another train gives up because it can take a cube elsewhere."""
+        for m in mills[t]:
+            if m in seen:
+                continue
+            seen.add(m)
+            if left[m] > 0:
+                left[m] -= 1
+            else:
+                giver = next((u for u in range(len(caps))
+                              if u != t and flows[u].get(m, 0) > 0 and augment(u, seen)), None)
+                if giver is None:
+                    continue
+                flows[giver][m] -= 1
+            flows[t][m] = flows[t].get(m, 0) + 1
+            return True
+        return False
+
+    grew = True
+    while grew:
+        grew = False
+        for t, cap in enumerate(caps):
+            while sum(flows[t].values()) < cap and augment(t, set()):
+                grew = True
+    return flows
+
+
+def list_runs(game: Game, deadline: float) -> tuple[list[list[Run]], bool]:
+    """Every valid route of every train, and whether the listing finished."""
+    per_train, complete = [], True
+    for i, table in enumerate(game.tables):
+        routes, finished = enumerate_routes(game.graph, table, deadline)
+        complete &= finished
+        runs = []
+        for route in routes:
+            route.train = i
+            try:
+                runs.append(game.cuba_route(route))
+            except RouteViolation:
+                continue
+        per_train.append(runs)
+    return per_train, complete
+
+
+def best_choice(game: Game, per_train: list[list[Run]], deadline: float) -> tuple[list[Run], Extras, bool]:
+    """Branch and bound over one run or none per train; exact at the leaves."""
+    lists = [sorted(rs, key=lambda r: -r.potential) for rs in per_train]
+    n = len(lists)
+    rest = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        rest[i] = rest[i + 1] + (lists[i][0].potential if lists[i] else 0)
+    best_runs: list[Run] = []
+    best = game.score_choice([])
+    finished = True
+
+    def search(i: int, used: int, upper: int, chosen: list[Run]) -> None:
+        nonlocal best, best_runs, finished
+        if not finished or time.perf_counter() > deadline:
+            finished = False
+            return
+        if upper + rest[i] + game.machines <= best.value:
+            return
+        if i == n:
+            extras = game.score_choice(chosen)
+            if extras.value > best.value:
+                best, best_runs = extras, list(chosen)
+            return
+        for run in lists[i]:
+            if upper + run.potential + rest[i + 1] + game.machines <= best.value:
+                break
+            if not run.mask & used:
+                chosen.append(run)
+                search(i + 1, used | run.mask, upper + run.potential, chosen)
+                chosen.pop()
+        search(i + 1, used, upper, chosen)
+
+    search(0, 0, 0, [])
+    return best_runs, best, finished
+
+
+def solve_cuba(position: Position, limits: Limits) -> dict:
+    started = time.perf_counter()
+    if position.company == FC:
+        return fc_income(position)
+    game = Game(position)
+    deadline = math.inf if limits.time_limit is None else started + limits.time_limit
+    per_train, complete = list_runs(game, (started + deadline) / 2)
+    runs, extras, finished = best_choice(game, per_train, deadline)
+    if complete and finished:
+        bound = extras.value
+    elif complete:
+        bound = sum(max((r.potential for r in rs), default=0) for rs in per_train) + game.machines
+    else:  # a train's route earns at most its engine ceiling; sugar at most the supply each wagon can hold
+        from ..solvers.fast import ceiling
+        wagons = [t.wagon for t in position.trains if t.wagon] + game.pool
+        bound = (sum(ceiling(pay_table(t, game.graph, [])) for t in game.tables) + game.machines
+                 + CUBE_INCOME * min(sum(game.supply.values()), sum(wagons)))
+    bound = max(bound, extras.value)
+    out = game.answer(runs, extras)
+    out.update(status="optimal" if bound == extras.value else "feasible", bound=int(bound), solver="cuba",
+               stats={"routes_enumerated": sum(len(r) for r in per_train),
+                      "seconds": round(time.perf_counter() - started, 4)})
+    return out
+
+
+class CubaValidator(RouteSetValidator):
+    """The route validator pairing a route with a train that carries the
+    ``wagon`` the route names (its own wagon, else none of its own), so that
+    trains of one name with different wagons are told apart."""
+
+    def _train(self, rj: Any, i: int, free: list[int]) -> int:
+        if isinstance(rj, dict):
+            trains, want = self.position.trains, rj.get("wagon", 0)
+            for wagon in (want, 0):
+                for k in free:
+                    if trains[k].name == rj.get("train") and trains[k].wagon == wagon:
+                        free.remove(k)
+                        return k
+        return super()._train(rj, i, free)
+
+
+def validate_cuba(position: Position, proposal: Any, game: Game | None = None) -> dict:
+    """Score a proposed route set: the routes must be valid; sugar, wagons
+    (unless a route names its ``wagon``) and fees are then the best the routes allow.
+    ``game``: the position already compiled (callers checking many proposals)."""
+    if position.company == FC:
+        routes = proposal.get("routes") if isinstance(proposal, dict) else proposal
+        if routes:
+            raise RouteViolation("fc_runs", "the FC runs no routes: its income is its token cities and the sugar")
+        return fc_income(position)
+    game = game or Game(position)
+    validator = CubaValidator(position, game.graph)
+    routes = validator.routes(proposal)
+    raw = proposal["routes"] if isinstance(proposal, dict) else proposal
+    runs = [game.cuba_route(r, i) for i, r in enumerate(routes)]
+    pinned: dict[int, int] = {}
+    pool = list(game.pool)
+    for i, (rj, run) in enumerate(zip(raw, runs)):
+        if "wagon" not in rj:
+            continue
+        cap, train = rj["wagon"], position.trains[run.route.train]
+        if train.wagon:
+            if cap != train.wagon:
+                raise RouteViolation("wagon", f"the {train.name} carries its own {train.wagon}-wagon", i)
+            continue
+        if cap not in pool:
+            raise RouteViolation("wagon", f"no {cap!r}-wagon left in options.wagons", i)
+        pool.remove(cap)
+        pinned[i] = cap
+    return game.answer(runs, game.score_choice(runs, pinned))
+
+
+def fc_income(position: Position) -> dict:
+    """The FC's income: its best ``range`` token cities and the unshipped cubes."""
+    rng = max((reach(t) for t in position.trains), default=0)
+    best: dict[object, tuple[int, str]] = {}
+    for node in position.nodes:
+        if node.type != "city" or FC not in node.tokens:
+            continue
+        value = node.revenue.value(position.phase_colors)
+        key = node.groups[0] if node.groups else node.id
+        if key not in best or value > best[key][0]:
+            best[key] = (value, node.id)
+    cities = sorted(best.values(), reverse=True)[:rng]
+    cubes = sum(position.options.get("sugar", {}).values())
+    income = sum(v for v, _ in cities) + UNSHIPPED_INCOME * cubes
+    return {"company": FC, "revenue": income, "status": "optimal", "bound": income, "routes": [],
+            "fc_income": {"range": rng, "cities": [{"node": n, "value": v} for v, n in cities],
+                          "cubes": cubes, "sugar": UNSHIPPED_INCOME * cubes, "income": income},
+            "solver": "cuba", "stats": {}}
+
