@@ -183,7 +183,7 @@ def edited(change) -> dict:
     (lambda d: d.update(trains=["4", "9Q"]), "trains[1]", "unknown train"),
     (lambda d: d["hexes"][0].update(code="city=revenue:20;path=a:0,b:_3"), "cell A9", "missing node"),
     (lambda d: d.pop("company"), "company", "missing"),
-    (lambda d: d.update(game="18Cuba"), "game", "not implemented"),
+    (lambda d: d.update(game="18Cuba", trains=["4", "7"]), "trains[1]", "unknown 18Cuba train"),
     (lambda d: d.update(axes={"x": "number", "y": {}}), "axes", "must be"),
     (lambda d: d["hexes"][0].update(tile=[None]), "cell A9", "tile"),
 ])
