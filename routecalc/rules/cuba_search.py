@@ -4,10 +4,14 @@ extras (sugar, wagons, FC fees) and an exact search over whole choices.
 Every train's valid routes are listed by the reference solver's exhaustive
 walk (the engine's generic checks) and filtered by :func:`cuba_route` (the
 game's route rules). A branch and bound then picks one route or none per
-train; a choice's exact value is :func:`score_choice` (maximum flow of cubes
-over every wagon assignment, cheapest cover of the FC fees), and the bound
-of a route is its revenue plus the most sugar it could carry, which no
-choice can beat since fees are never negative.
+train; a choice's exact value is :meth:`Game.value` (maximum flow of cubes
+over every wagon assignment, cheapest cover of the FC fees, both remembered
+per trains and the mills or FC cities their routes pass, which repeat across
+the many choices), and the bound of a route is its revenue plus the most
+sugar it could carry, which no choice can beat since fees are never negative.
+Figures: three trains with 27,000 routes on a 10 x 20 random board take
+about 6 s, most of it the listing; a time limit stops either part with
+status ``feasible`` and a true bound.
 """
 
 from __future__ import annotations
@@ -75,6 +79,8 @@ class Game:
         self.pool = sorted(position.options.get("wagons", []), reverse=True)
         self.minor = any(t.gauge == "narrow" for t in position.trains)
         self.machines = sum(position.options.get("machines", {}).get(position.company, [])) if self.minor else 0
+        self._sugar: dict[tuple, tuple[int, list[int], list[dict[int, int]]]] = {}
+        self._fees: dict[tuple, tuple[list[int], list[int | None]]] = {}
 
     # -- one route ------------------------------------------------------------
     def cuba_route(self, route: Route, route_no: int | None = None) -> Run:
@@ -125,31 +131,18 @@ class Game:
         return own or (self.pool[0] if self.pool else 0)
 
     # -- a whole choice ---------------------------------------------------------
+    def value(self, runs: list[Run]) -> int:
+        """Exact value of running these routes (the search's leaf score)."""
+        if not runs:
+            return 0
+        return (sum(r.route.revenue for r in runs) + self.machines + CUBE_INCOME * self.sugar(runs, {})[0]
+                - self.fee * len(self.fee_cover(runs)[0]))
+
     def score_choice(self, runs: list[Run], pinned: dict[int, int] | None = None) -> Extras:
-        """Exact value of running these routes: revenues, the best sugar over
-        every wagon assignment, the cheapest fee cover. ``pinned`` fixes pool
-        wagons on some runs (run index -> capacity; a proposal's choice)."""
-        pinned = pinned or {}
-        own = [self.position.trains[r.route.train].wagon for r in runs]
-        pool = list(self.pool)
-        for cap in pinned.values():
-            pool.remove(cap)
-        free_runs = [i for i, r in enumerate(runs) if not own[i] and i not in pinned and r.mills]
-        best_sugar: tuple[int, list[int], list[dict[int, int]]] | None = None
-        for target in product([None] + free_runs, repeat=len(pool)):
-            chosen = [t for t in target if t is not None]
-            if len(set(chosen)) != len(chosen):
-                continue
-            caps = [own[i] or pinned.get(i, 0) for i in range(len(runs))]
-            for cap, t in zip(pool, target):
-                if t is not None:
-                    caps[t] = cap
-            flows = max_flow(caps, [r.mills for r in runs], self.supply)
-            total = sum(sum(f.values()) for f in flows)
-            if best_sugar is None or total > best_sugar[0]:
-                best_sugar = (total, caps, flows)
-        assert best_sugar is not None
-        cubes, caps, flows = best_sugar
+        """The value and its parts: revenues, the best sugar over every wagon
+        assignment, the cheapest fee cover. ``pinned`` fixes pool wagons on
+        some runs (run index -> capacity; a proposal's choice)."""
+        cubes, caps, flows = self.sugar(runs, pinned or {})
         paid, free = self.fee_cover(runs)
         route_total = sum(r.route.revenue for r in runs)
         machines = self.machines if runs else 0
@@ -161,8 +154,40 @@ class Game:
         return Extras(route_total + CUBE_INCOME * cubes + machines - fee, flows, caps, paid, free,
                       machines, fee, cubes, route_total, by_mill)
 
+    def sugar(self, runs: list[Run], pinned: dict[int, int]) -> tuple[int, list[int], list[dict[int, int]]]:
+        """(cubes, wagon per run, cubes per run and mill): the most cubes over
+        every assignment of the pool's wagons; remembered per trains and mills."""
+        key = tuple((r.route.train, r.mills, pinned.get(i, 0)) for i, r in enumerate(runs))
+        if key in self._sugar:
+            return self._sugar[key]
+        own = [self.position.trains[r.route.train].wagon for r in runs]
+        pool = list(self.pool)
+        for cap in pinned.values():
+            pool.remove(cap)
+        free_runs = [i for i, r in enumerate(runs) if not own[i] and i not in pinned and r.mills]
+        best: tuple[int, list[int], list[dict[int, int]]] | None = None
+        for target in product([None] + free_runs, repeat=len(pool)):
+            chosen = [t for t in target if t is not None]
+            if len(set(chosen)) != len(chosen):
+                continue
+            caps = [own[i] or pinned.get(i, 0) for i in range(len(runs))]
+            for cap, t in zip(pool, target):
+                if t is not None:
+                    caps[t] = cap
+            flows = max_flow(caps, [r.mills for r in runs], self.supply)
+            total = sum(sum(f.values()) for f in flows)
+            if best is None or total > best[0]:
+                best = (total, caps, flows)
+        assert best is not None
+        self._sugar[key] = best
+        return best
+
     def fee_cover(self, runs: list[Run]) -> tuple[list[int], list[int | None]]:
-        """FC cities to pay for and each + train's free ignore, cheapest first."""
+        """FC cities to pay for and each + train's free ignore, cheapest first;
+        remembered per trains and FC cities passed."""
+        key = tuple((r.route.train, r.fc) for r in runs)
+        if key in self._fees:
+            return self._fees[key]
         options = [[None] + sorted(r.fc) if is_plus(self.position.trains[r.route.train]) else [None] for r in runs]
         best: tuple[list[int], list[int | None]] | None = None
         passed = sorted(set().union(*(r.fc for r in runs))) if runs else []
@@ -171,6 +196,7 @@ class Game:
             if best is None or len(paid) < len(best[0]):
                 best = (paid, list(free))
         assert best is not None
+        self._fees[key] = best
         return best
 
     # -- the answer ---------------------------------------------------------------
@@ -255,14 +281,15 @@ def list_runs(game: Game, deadline: float) -> tuple[list[list[Run]], bool]:
 
 
 def best_choice(game: Game, per_train: list[list[Run]], deadline: float) -> tuple[list[Run], Extras, bool]:
-    """Branch and bound over one run or none per train; exact at the leaves."""
-    lists = [sorted(rs, key=lambda r: -r.potential) for rs in per_train]
+    """Branch and bound over one run or none per train; exact at the leaves.
+    Trains with the most routes are decided first (measured: fewer nodes)."""
+    lists = sorted((sorted(rs, key=lambda r: -r.potential) for rs in per_train), key=lambda rs: -len(rs))
     n = len(lists)
     rest = [0] * (n + 1)
     for i in range(n - 1, -1, -1):
         rest[i] = rest[i + 1] + (lists[i][0].potential if lists[i] else 0)
     best_runs: list[Run] = []
-    best = game.score_choice([])
+    best = 0
     finished = True
 
     def search(i: int, used: int, upper: int, chosen: list[Run]) -> None:
@@ -270,15 +297,15 @@ def best_choice(game: Game, per_train: list[list[Run]], deadline: float) -> tupl
         if not finished or time.perf_counter() > deadline:
             finished = False
             return
-        if upper + rest[i] + game.machines <= best.value:
+        if upper + rest[i] + game.machines <= best:
             return
         if i == n:
-            extras = game.score_choice(chosen)
-            if extras.value > best.value:
-                best, best_runs = extras, list(chosen)
+            value = game.value(chosen)
+            if value > best:
+                best, best_runs = value, list(chosen)
             return
         for run in lists[i]:
-            if upper + run.potential + rest[i + 1] + game.machines <= best.value:
+            if upper + run.potential + rest[i + 1] + game.machines <= best:
                 break
             if not run.mask & used:
                 chosen.append(run)
@@ -287,7 +314,7 @@ def best_choice(game: Game, per_train: list[list[Run]], deadline: float) -> tupl
         search(i + 1, used, upper, chosen)
 
     search(0, 0, 0, [])
-    return best_runs, best, finished
+    return best_runs, game.score_choice(best_runs), finished
 
 
 def solve_cuba(position: Position, limits: Limits) -> dict:
