@@ -38,7 +38,7 @@ def peer(reference: dict) -> tuple[str, float | None]:
 def measure(path: Path, rounds: int) -> dict | None:
     data = json.loads(path.read_text())
     position = load_position(data)
-    if not position.rules.implemented:
+    if not position.rules.route_engine:
         return None
     reference = data["reference"]
     times = []

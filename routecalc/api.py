@@ -7,7 +7,6 @@ from typing import Any
 from .errors import PositionError
 from .graph import compile_position
 from .model import Position, load_position
-from .rules import require_implemented
 from .solvers import DEFAULT_SOLVER, SOLVERS, Limits
 from .validate import RouteSetValidator
 
@@ -20,7 +19,6 @@ def solve(position: Position | dict, solver: str = DEFAULT_SOLVER, *, time_limit
           route_limit: int | None = None, progress=None) -> dict:
     """The maximum-revenue route set of the operating company."""
     position = as_position(position)
-    require_implemented(position.rules)
     if solver not in SOLVERS:
         raise PositionError("solver", f"unknown solver {solver!r} (known: {', '.join(SOLVERS)})")
     if time_limit is not None and not time_limit > 0:
@@ -36,6 +34,5 @@ def solve(position: Position | dict, solver: str = DEFAULT_SOLVER, *, time_limit
 def validate(position: Position | dict, routes: Any) -> dict:
     """Score proposed routes, or raise RouteViolation naming the broken rule."""
     position = as_position(position)
-    require_implemented(position.rules)
     own = position.rules.validate(position, routes)
     return own if own is not None else RouteSetValidator(position).validate(routes)

@@ -15,14 +15,17 @@ price its brute-force choices.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import PositionError
 from .graph import CATEGORY_CODES, TOKEN, TrackGraph
 from .kernels.payment import CONNECT, VISIT, PayTable, pay, pay_work
-from .rules.base import Bonus
 from .trains import Train
+
+if TYPE_CHECKING:  # the rule sets import scoring
+    from .rules.base import Bonus
 
 
 @dataclass

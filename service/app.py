@@ -118,7 +118,7 @@ def describe_train(train: Train) -> dict:
 
 
 def games() -> list[dict]:
-    return [{"name": name, "implemented": rules.implemented, "has_companies": rules.has_companies,
+    return [{"name": name, "route_engine": rules.route_engine, "has_companies": rules.has_companies,
              "kinds": sorted(rules.kinds), "train_state_keys": sorted(rules.train_state_keys),
              "trains": [describe_train(rules.catalogue(t, "trains")) for t in rules.train_names]}
             for name, rules in RULES.items()]

@@ -187,14 +187,6 @@ def test_time_limit_gives_a_feasible_answer_with_a_true_bound():
     assert RouteSetValidator(stress).validate(result["routes"])["revenue"] == result["revenue"]
 
 
-def test_pending_game_is_refused_by_name():
-    from routecalc.rules.pending import PendingRules
-    position = load_position(line_board(city(20), city(30)))
-    position.rules = PendingRules("18Pending", frozenset())  # every seed game is written now
-    with pytest.raises(PositionError, match="18Pending"):
-        solve_cpsat(position)
-
-
 # -- corpus -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("path", GENERIC + IRELAND, ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -202,8 +194,6 @@ def test_corpus_matches_the_oracle_and_the_fast_solver(path):
     # All 500 positions take about 15 s (CP-SAT and the fast solver each), so they stay in the default run.
     data = json.loads(path.read_text())
     position = load_position(data)
-    if not position.rules.implemented:
-        pytest.skip(f"{path.parent.name}: rule set not implemented")
     result = solve_cpsat(position)
     oracle = data["reference"]["oracle"]
     assert RouteSetValidator(position).validate(result["routes"])["revenue"] == result["revenue"]

@@ -293,7 +293,7 @@ def test_games_list_every_rule_set_and_its_trains(client):
     games = {g["name"]: g for g in client.get("/v1/games").json()}
     assert set(games) == set(RULES)
     generic = games["generic"]
-    assert generic["implemented"] is True
+    assert generic["route_engine"] is True and games["18XS"]["route_engine"] is False
     four = next(t for t in generic["trains"] if t["name"] == "4")
     assert four["distance"] == [{"nodes": ["city", "offboard", "town"], "pay": 4, "visit": 4, "multiplier": 1}]
     express = next(t for t in generic["trains"] if t["name"] == "6E")

@@ -12,17 +12,24 @@ strategy; :func:`express_positions` makes sure enough boards carry them.
 
 from __future__ import annotations
 
+from pathlib import Path
 from unittest import mock
+
+import pytest
 
 from boards import city, line_board
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import positions
 
+from routecalc import api, load_position_file
+from routecalc.errors import PositionError
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.solvers import SOLVERS, Limits, auto
 from routecalc.validate import RouteSetValidator
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def auto_via_cpsat(position, graph, limits: Limits) -> dict:
@@ -133,3 +140,16 @@ def test_a_visit_bonus_on_a_worthless_stop_is_within_the_ceiling():
     for name, solve in CHECKED.items():
         answer = solve(position, compile_position(position), Limits())
         assert (name, answer["revenue"], answer["status"]) == (name, 30, "optimal")
+
+
+@pytest.mark.parametrize("fixture", ["cuba-small.json", "xs-small.json"])
+def test_games_with_their_own_search_are_refused_by_the_route_engine(fixture):
+    """18Cuba and 18XS answer through their rule sets' hooks: a route solver
+    or the route validator called directly says so instead of a wrong figure."""
+    position = load_position_file(FIXTURES / fixture)
+    for name, solve in SOLVERS.items():
+        with pytest.raises(PositionError, match=f"{position.game} positions are answered by the game's own"):
+            solve(position, compile_position(position), Limits())
+    with pytest.raises(PositionError, match="own search"):
+        RouteSetValidator(position)
+    assert api.solve(position)["status"] == "optimal"

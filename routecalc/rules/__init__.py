@@ -26,7 +26,8 @@ def get_rules(game) -> RuleSet:
     return RULES[game]
 
 
-def require_implemented(rules: RuleSet) -> None:
-    if not rules.implemented:
-        raise PositionError("game", f"the {rules.name} rule set is not implemented yet: positions load, "
-                                    "but routes cannot be solved or validated")
+def require_route_engine(rules: RuleSet) -> None:
+    """Refuse a route solver or the route validator on a game they do not answer."""
+    if not rules.route_engine:
+        raise PositionError("game", f"{rules.name} positions are answered by the game's own search: use "
+                                    "routecalc.api.solve / validate, not a route solver or validator directly")

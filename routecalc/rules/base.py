@@ -44,8 +44,9 @@ class RuleSet:
     train_state_keys: frozenset[str] = frozenset()
     #: option keys and a checker for each
     has_companies = True
-    #: False for games whose rules the engine does not implement yet
-    implemented = True
+    #: the route solvers and the route validator answer this game; False for
+    #: games whose :meth:`solve` and :meth:`validate` answer (18XS, 18Cuba)
+    route_engine = True
     #: offboards may have token slots (``slots`` on an offboard; 18C2C "D")
     offboard_tokens = False
     #: catalogue train names listed for people (the service's GET /v1/games);

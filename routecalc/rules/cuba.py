@@ -107,6 +107,7 @@ class CubaRules(RuleSet):
     kinds = frozenset(KIND_TYPES)
     train_state_keys = frozenset({"obsolete", "wagon"})
     train_names = tuple(MAJOR_TRAINS) + tuple(NARROW_TRAINS)
+    route_engine = False
 
     # -- trains -----------------------------------------------------------
     def catalogue(self, name: str, where: str) -> Train:

@@ -347,6 +347,8 @@ class CubaValidator(RouteSetValidator):
     ``wagon`` the route names (its own wagon, else none of its own), so that
     trains of one name with different wagons are told apart."""
 
+    route_engine_only = False
+
     def _train(self, rj: Any, i: int, free: list[int]) -> int:
         if isinstance(rj, dict):
             trains, want = self.position.trains, rj.get("wagon", 0)

@@ -157,6 +157,7 @@ class XSRules(RuleSet):
     name = "18XS"
     kinds = frozenset(DESTINATION_KINDS)
     has_companies = False
+    route_engine = False
 
     def catalogue(self, name, where):
         raise PositionError(where, "18XS has no trains: give \"trains\": []")

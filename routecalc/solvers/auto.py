@@ -26,6 +26,7 @@ from typing import Callable
 from ..graph import TrackGraph
 from ..model import Position
 from ..routes import answer
+from ..rules import require_route_engine
 from ..scoring import train_tables
 from .cpsat import solve_cpsat
 from .fast import ENUMERATION_SHARE, Clock, combine_company, enumerate_company, listed_routes
@@ -47,6 +48,7 @@ def _left(time_limit: float | None, started: float) -> float | None:
 def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | None = None,
                route_limit: int | None = None, progress: Callable[[float], None] | None = None) -> dict:
     """The fast solver within the enumeration budget, else CP-SAT."""
+    require_route_engine(position.rules)
     started = time.perf_counter()
     tables = train_tables(graph)
     budget = ROUTE_BUDGET if route_limit is None else min(ROUTE_BUDGET, route_limit)

@@ -34,7 +34,7 @@ from ortools.sat.python import cp_model
 from ..graph import BLOCKED, END_ONLY, TOKEN, TrackGraph, compile_position
 from ..model import Position
 from ..routes import Route, answer
-from ..rules import require_implemented
+from ..rules import require_route_engine
 from ..scoring import TrainTable, train_tables
 from ..validate import check_route, mask_of, score_route
 
@@ -519,7 +519,7 @@ def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_lim
     the optimum, which the caps then prove. ``hint`` routes (a known route
     set) seed the search and ``known_bound`` caps the total.
     """
-    require_implemented(position.rules)
+    require_route_engine(position.rules)
     started = time.perf_counter()
     graph = graph or compile_position(position)
     tables = train_tables(graph)

@@ -27,7 +27,7 @@ from ..kernels import enumeration as enum
 from ..kernels.payment import VISIT, PayTable, pay, pay_work
 from ..model import Position
 from ..routes import Route, answer
-from ..rules import require_implemented
+from ..rules import require_route_engine
 from ..scoring import TrainTable, pay_table, train_tables
 from ..validate import score_route
 
@@ -243,7 +243,7 @@ def combine_company(graph: TrackGraph, tables: list[TrainTable], listed: list[Tr
 def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
                route_limit: int | None = None, progress: Callable[[float], None] | None = None) -> dict:
     """Best routes of the operating company: exact unless a limit stops it."""
-    require_implemented(position.rules)
+    require_route_engine(position.rules)
     clock = Clock(time_limit, progress)
     graph = graph or compile_position(position)
     tables = train_tables(graph)

@@ -21,7 +21,7 @@ from ortools.sat.python import cp_model
 from ..graph import TrackGraph, compile_position
 from ..model import Position
 from ..routes import Route, answer
-from ..rules import require_implemented
+from ..rules import require_route_engine
 from ..scoring import train_tables
 from .fast import Clock, TrainRoutes, enumerate_company, listed_routes
 
@@ -141,7 +141,7 @@ def _most_promising(useful: list[np.ndarray], listed: list[TrainRoutes], best: l
 def solve_packing(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
                   route_limit: int | None = None) -> dict:
     """Enumerate every train's routes, then pack them with CP-SAT."""
-    require_implemented(position.rules)
+    require_route_engine(position.rules)
     clock = Clock(time_limit, None)
     graph = graph or compile_position(position)
     tables = train_tables(graph)

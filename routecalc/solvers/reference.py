@@ -20,7 +20,7 @@ from ..errors import RouteViolation
 from ..graph import BLOCKED, END_ONLY, TOKEN, TrackGraph, compile_position
 from ..model import Position
 from ..routes import Route, answer
-from ..rules import require_implemented
+from ..rules import require_route_engine
 from ..scoring import TrainTable, pay_table, route_revenue, train_tables, within_limits
 from ..validate import check_route, mask_of
 
@@ -131,7 +131,7 @@ def best_combination(per_train: list[list[Route]], graph: TrackGraph, deadline: 
 def solve_reference(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None
                     ) -> dict:
     """Best routes by exhaustive listing; exact unless ``time_limit`` stops it."""
-    require_implemented(position.rules)
+    require_route_engine(position.rules)
     started = time.perf_counter()
     deadline = math.inf if time_limit is None else started + time_limit
     graph = graph or compile_position(position)
