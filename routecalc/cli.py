@@ -26,7 +26,7 @@ def _load(path: str):
 
 
 def print_pretty(answer: dict, title: str = "") -> None:
-    """A readable table of routes (or 18XS transports) and revenue."""
+    """A readable table of routes (or 18XS transports), other parts of the revenue, and the total."""
     from rich.console import Console
     from rich.table import Table
 
@@ -40,6 +40,8 @@ def print_pretty(answer: dict, title: str = "") -> None:
     for transport in answer.get("plan", []):
         cells = " - ".join(transport["cells"])
         table.add_row(f"{transport['cube']['color']} cube", f"{cells} ({transport['to_kind']})", str(transport["income"]))
+    for part in answer.get("parts", []):  # revenue that is not a route's (18Cuba's sugar, fees, ...)
+        table.add_row(part["name"], part["detail"], str(part["amount"]))
     table.add_row("", "[bold]total[/bold]", f"[bold]{answer['revenue']}[/bold]")
     console = Console()
     console.print(table)

@@ -385,7 +385,8 @@ def render_svg(position: Position, result: dict | None = None, *, title: str | N
     board_w, board_h = max(xs) - min(xs) + 2 * MARGIN, max(ys) - min(ys) + 2 * MARGIN
     legend = result is not None
     width = board_w + (LEGEND_WIDTH if legend else 0)
-    height = max(board_h, 60 + 36 * (len(routes) + len(transports))) if legend else board_h
+    height = (max(board_h, 80 + 36 * (len(routes) + len(transports)) + 16 * len((result or {}).get("parts") or []))
+              if legend else board_h)
     svg = ET.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "class": "routecalc-board",
                              "viewBox": f"{_fmt(left)} {_fmt(top)} {_fmt(width)} {_fmt(height)}",
                              "width": _fmt(width), "height": _fmt(height),
@@ -410,6 +411,11 @@ def render_svg(position: Position, result: dict | None = None, *, title: str | N
     if legend:
         _draw_legend(svg, result, _legend_entries(routes, transports), (left + board_w + 8, top + 20),
                      position.company or position.game)
+        parts = result.get("parts") or []  # revenue that is not a route's (18Cuba's sugar, fees, ...)
+        y = top + 20 + 24 + 36 * (len(routes) + len(transports)) + (22 if not routes and not transports else 0)
+        for k, part in enumerate(parts):
+            _sub(svg, "text", {"class": "legend-text legend-part", "x": left + board_w + 8, "y": y + 16 * k},
+                 f"{part['name']}: {part['amount']:+d}")
     ET.indent(svg)
     return ET.tostring(svg, encoding="unicode", xml_declaration=False)
 

@@ -388,6 +388,20 @@ def test_fixture_major_and_minor():
     assert minor["revenue"] == 120 and minor["machines"] == 10
     fc = solve(dict(data, company="FC", trains=["2"]))
     assert fc["revenue"] == 90  # Havana 40 + B2 20 + 3 unshipped cubes * 10
+    # what is not a route's revenue is listed in parts, and everything adds up
+    assert [(p["name"], p["amount"]) for p in major["parts"]] == [("sugar", 60)]
+    assert [(p["name"], p["amount"]) for p in minor["parts"]] == [("machines", 10)]
+    assert [(p["name"], p["amount"]) for p in fc["parts"]] == [("FC cities", 60), ("unshipped sugar", 30)]
+    for answer in (major, minor, fc):
+        assert sum(r["revenue"] for r in answer["routes"]) + sum(p["amount"] for p in answer["parts"]) \
+            == answer["revenue"]
+
+
+def test_fees_are_a_negative_part():
+    board = fc_line(["3"])
+    answer = solve(board)
+    assert [(p["name"], p["amount"]) for p in answer["parts"]] == [("FC fees", -20)]
+    assert sum(r["revenue"] for r in answer["routes"]) - 20 == answer["revenue"] == 100
 
 
 # -- time limit ---------------------------------------------------------------------------------------------------------

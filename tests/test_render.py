@@ -134,6 +134,16 @@ def test_18xs_plan_cubes_and_demands_are_drawn():
     assert labels == [f"{t['cube']['color']} cube to {t['to']}: {t['income']}" for t in answer["plan"]]
 
 
+def test_revenue_parts_that_are_not_routes_are_listed():
+    position = load_position_file(ROOT / "fixtures" / "cuba-small.json")
+    answer = api.solve(position)
+    assert answer["parts"]
+    root = parse(render_svg(position, answer))
+    assert [t.text for t in by_class(root, "text", "legend-part")] == \
+        [f"{p['name']}: {p['amount']:+d}" for p in answer["parts"]]
+    assert len(by_class(root, "polyline", "route")) == len(answer["routes"])
+
+
 def ireland_position():
     path = sorted((CORPUS / "18Ireland").glob("*.json"))[-1]
     return load_position(json.loads(path.read_text()))

@@ -64,7 +64,9 @@ doubled on a 4D) and ``stops``, plus ``sugar`` (cubes it delivers), ``wagon``
 minor's machines, when counted), ``routes_revenue``, and ``revenue`` =
 routes_revenue + sugar income + machines - fees. The FC's answer has no
 routes and ``fc_income`` ``{"range", "cities": [{"node", "value"}], "cubes",
-"sugar", "income"}``.
+"sugar", "income"}``. Both list the revenue that is not a route's in
+``parts`` (``[{"name", "detail", "amount"}]``, fees negative), so that the
+routes' revenues and the parts' amounts add up to ``revenue``.
 """
 
 from __future__ import annotations

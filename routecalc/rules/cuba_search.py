@@ -226,6 +226,12 @@ class Game:
         }
         if self.minor:
             out["machines"] = extras.machines
+        out["parts"] = [part for part in (
+            {"name": "sugar", "detail": f"{extras.cube_total} cubes delivered",
+             "amount": CUBE_INCOME * extras.cube_total},
+            {"name": "machines", "detail": "the minor's machines", "amount": extras.machines if self.minor else 0},
+            {"name": "FC fees", "detail": " ".join(ids[s] for s in extras.paid), "amount": -extras.fee},
+        ) if part["amount"]]
         return out
 
 
@@ -408,5 +414,8 @@ def fc_income(position: Position) -> dict:
     return {"company": FC, "revenue": income, "status": "optimal", "bound": income, "routes": [],
             "fc_income": {"range": rng, "cities": [{"node": n, "value": v} for v, n in cities],
                           "cubes": cubes, "sugar": UNSHIPPED_INCOME * cubes, "income": income},
+            "parts": [{"name": "FC cities", "detail": " ".join(n for _, n in cities),
+                       "amount": sum(v for v, _ in cities)},
+                      {"name": "unshipped sugar", "detail": f"{cubes} cubes", "amount": UNSHIPPED_INCOME * cubes}],
             "solver": "cuba", "stats": {}}
 

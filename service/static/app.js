@@ -75,7 +75,14 @@ function showTable(answer) {
     row.insertCell().textContent = path;
     row.insertCell().textContent = revenue;
   });
-  if (!rows.length) {
+  for (const part of answer.parts || []) {  // revenue that is not a route's (18Cuba's sugar, fees, ...)
+    const row = body.insertRow();
+    row.className = "part";
+    row.insertCell().textContent = part.name;
+    row.insertCell().textContent = part.detail;
+    row.insertCell().textContent = part.amount;
+  }
+  if (!rows.length && !(answer.parts || []).length) {
     const row = body.insertRow();
     row.insertCell().textContent = "–";
     row.insertCell().textContent = "no train can run";
