@@ -326,6 +326,7 @@ def test_malformed_proposals_are_named(proposal, where):
     ({"locomotive": "3"}, "options.locomotive"),
     ({"locomotive": True}, "options.locomotive"),
     ({"locomotive": 3, "actions": -1}, "options.actions"),
+    ({"locomotive": 3, "actions": 10**9}, "options.actions"),
     ({"locomotive": 3, "double_distance": "yes"}, "options.double_distance"),
     ({"locomotive": 3, "as_level_8": -1}, "options.as_level_8"),
     ({"locomotive": 3, "no_hex_twice": True}, "options.no_hex_twice"),

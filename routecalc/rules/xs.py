@@ -136,6 +136,10 @@ def use_card(held: tuple[int, int], card: str | None) -> tuple[int, int]:
     return held[:i] + (held[i] - 1,) + held[i + 1:]
 
 
+#: Transport actions a turn can hold at most: the 2 free actions and extra-action cards.
+MAX_ACTIONS = 8
+
+
 def _whole(value: Any, where: str, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
         span = f"{low}-{high}" if high is not None else f">= {low}"
@@ -175,7 +179,7 @@ class XSRules(RuleSet):
         player = Player(
             locomotive=_whole(options["locomotive"], "options.locomotive", 0, MAX_LEVEL),
             cards=tuple(_card_count(options.get(card, 0), f"options.{card}") for card in CARDS),
-            actions=_whole(options.get("actions", 2), "options.actions", 0))
+            actions=_whole(options.get("actions", 2), "options.actions", 0, MAX_ACTIONS))
         return {"player": player}
 
     def check_position(self, position: "Position") -> None:
