@@ -112,3 +112,19 @@ def test_solve_an_18xs_fixture_shows_the_transports(page):
         assert cells.nth(2).text_content() == str(transport["income"])
     assert page.locator("#board svg polyline.transport").count() == len(expected["plan"])
     assert errors == []
+
+
+def test_revenue_parts_show_beside_the_routes(page):
+    page, errors = page
+    expected = api.solve(load_position_file(DEMO.parent / "cuba-small.json"))
+    page.select_option("#fixture", "cuba-small")
+    page.wait_for_function("document.getElementById('position').value.includes('\"18Cuba\"')")
+    page.click("#solve")
+    page.wait_for_function(f"document.getElementById('revenue-total').textContent === '{expected['revenue']}'")
+    parts = page.locator("#revenue tbody tr.part")
+    assert parts.count() == len(expected["parts"]) > 0
+    for k, part in enumerate(expected["parts"]):
+        cells = parts.nth(k).locator("td")
+        assert cells.nth(0).text_content() == part["name"] and cells.nth(2).text_content() == str(part["amount"])
+    assert page.locator("#board svg polyline.route").count() == len(expected["routes"])
+    assert errors == []
