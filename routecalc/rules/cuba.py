@@ -76,7 +76,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import PositionError
 from ..trains import Train, all_stops
-from .base import RuleSet
+from .base import RuleSet, check_kinds, check_obsolete_agrees
 
 if TYPE_CHECKING:
     from ..model import Node, Position
@@ -88,7 +88,7 @@ MAJOR_TRAINS = {"1": (1, 1), "2": (2, 1), "3": (3, 1), "4": (4, 1), "5": (5, 1),
                 "3+": (3, 1), "4+": (4, 1), "5+": (5, 1), "6+": (6, 1), "8": (8, 1), "4D": (4, 2)}
 #: Narrow trains of the minors: range.
 NARROW_TRAINS = {"2n": 2, "3n": 3, "4n": 4, "5n": 5}
-KIND_TYPES = {"harbor": "offboard", "sugar": "town", "mill": "city"}
+KIND_TYPES = {"harbor": ("offboard",), "sugar": ("town",), "mill": ("city",)}
 DEFAULT_FC_FEE = 20
 CUBE_INCOME = 30  # per cube delivered
 UNSHIPPED_INCOME = 10  # per cube the FC counts
@@ -179,19 +179,12 @@ class CubaRules(RuleSet):
     def check_position(self, position: Position) -> None:
         if position.options.get("bonuses"):
             raise PositionError("options.bonuses", "route bonuses are not part of 18Cuba (not implemented yet)")
-        for node in position.nodes:
-            if node.kind is not None and node.type != KIND_TYPES[node.kind]:
-                raise PositionError(f"cell {node.cell}", f"node {node.id}: a {node.kind} is a "
-                                    f"{KIND_TYPES[node.kind]} in 18Cuba, not a {node.type}")
+        check_kinds(position, KIND_TYPES)
+        check_obsolete_agrees(position)
         gauges = {t.gauge for t in position.trains}
         if len(gauges) > 1:
             raise PositionError("trains", "a company runs either n-trains (a minor) or standard trains (a major)")
-        first: dict[str, int] = {}
         for i, train in enumerate(position.trains):
-            j = first.setdefault(train.name, i)
-            if position.trains[j].obsolete != train.obsolete:
-                raise PositionError(f"trains[{i}]", f"the {train.name}-trains at trains[{j}] and here disagree "
-                                    "on obsolete: a phase makes every train of a name obsolete at once")
             if train.name == "1" and position.company != FC:
                 raise PositionError(f"trains[{i}]", "the 1-train is the FC's preprinted train")
         minor = gauges == {"narrow"}

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import PositionError
 from ..trains import UNLIMITED, DistanceGroup, Train
-from .base import RuleSet
+from .base import RuleSet, check_kinds, check_obsolete_agrees
 
 if TYPE_CHECKING:
     from ..model import Node, Position
@@ -81,19 +81,12 @@ class LilliputRules(RuleSet):
         out[key] = value
 
     def check_position(self, position: Position) -> None:
+        check_kinds(position, KIND_TYPES)
+        check_obsolete_agrees(position)
         for node in position.nodes:
-            if node.kind is not None and node.type not in KIND_TYPES[node.kind]:
-                raise PositionError(f"cell {node.cell}", f"node {node.id}: a {node.kind} is a "
-                                    f"{' or '.join(KIND_TYPES[node.kind])} in 18Lilliput, not a {node.type}")
             if node.type == "offboard" and node.kind is None:
                 raise PositionError(f"cell {node.cell}", f"node {node.id}: 18Lilliput has no offboards; an "
                                     "offboard stop is a harbour (kind:harbor) or Mildendo (kind:mildendo)")
-        first: dict[str, int] = {}
-        for i, train in enumerate(position.trains):
-            j = first.setdefault(train.name, i)
-            if position.trains[j].obsolete != train.obsolete:
-                raise PositionError(f"trains[{i}]", f"the {train.name}-trains at trains[{j}] and here disagree "
-                                    "on obsolete: a phase makes every train of a name obsolete at once")
         if position.options.get("last_round"):
             position.trains = [dataclasses.replace(t, factor=LAST_ROUND_FACTOR) for t in position.trains]
 
