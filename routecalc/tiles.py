@@ -112,10 +112,6 @@ class Tile:
     borders: tuple[int, ...] = ()  # impassable code edges
 
     @property
-    def cities(self) -> tuple[TileNode, ...]:
-        return tuple(n for n in self.nodes if n.type == "city")
-
-    @property
     def token_holders(self) -> tuple[TileNode, ...]:
         """Nodes with a token list: every city, and offboards with slots."""
         return tuple(n for n in self.nodes if n.type == "city" or (n.type == "offboard" and n.slots))

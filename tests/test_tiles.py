@@ -25,7 +25,7 @@ def test_city_reads_revenue_slots_groups_kind():
     assert node.revenue.value(("yellow",)) == 40
     assert node.groups == ("NY", "East")
     assert node.kind == "harbor"
-    assert t.cities == (node,)
+    assert t.token_holders == (node,)
 
 
 def test_city_has_one_slot_by_default_and_towns_none():
@@ -34,7 +34,7 @@ def test_city_has_one_slot_by_default_and_towns_none():
                                                    ("junction", 0)]
     assert [n.index for n in t.nodes] == [0, 1, 2, 3]
     assert [n.revenue.value(("yellow",)) for n in t.nodes] == [20, 10, 30, 0]
-    assert len(t.cities) == 1
+    assert t.token_holders == t.nodes[:1]  # the city; the offboard has no slots
 
 
 def test_town_and_offboard_read_groups_and_kind():
