@@ -45,9 +45,22 @@ def print_pretty(answer: dict, title: str = "") -> None:
     table.add_row("", "[bold]total[/bold]", f"[bold]{answer['revenue']}[/bold]")
     console = Console()
     console.print(table)
+    if "connect" in answer:
+        console.print(connect_line(answer["connect"]))
     stats = answer.get("stats", {})
     console.print(f"status {answer['status']}, bound {answer['bound']}, solver {answer['solver']}, "
                   + ", ".join(f"{k} {v}" for k, v in stats.items()))
+
+
+def connect_line(connect: dict) -> str:
+    """18C2C's destination proof in one line."""
+    if connect["possible"] is None:
+        return "connect: unknown (the time limit stopped the search)"
+    if not connect["possible"]:
+        return "connect: impossible - no train can run a valid route touching both"
+    route = connect["route"]
+    how = ", unfolded" if connect["unfolded"] else ""
+    return f"connect: possible - {route['train']}{how}: {' - '.join(route['nodes'])}"
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from boards import city, line_board, offboard, route, town
-from routecalc.cli import main
+from routecalc.cli import connect_line, main
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "generic"
 CORPUS_FILE = CORPUS / "1830" / "1830_game_end_bank-a145.json"  # oracle 250, exact
@@ -94,6 +94,26 @@ def test_solve_pretty_prints_18xs_transports(capsys):
     for transport in answer["plan"]:
         assert f"{transport['cube']['color']} cube" in out and " - ".join(transport["cells"]) in out
     assert "total" in out and str(answer["revenue"]) in out and "status optimal" in out
+
+
+def test_solve_pretty_prints_the_connect_proof(capsys):
+    fixture = str(Path(__file__).resolve().parent.parent / "fixtures" / "c2c-d-destination.json")
+    connect = json.loads(run(capsys, "solve", fixture)[1])["connect"]
+    code, out = run(capsys, "solve", fixture, "--pretty")
+    assert code == 0 and connect["possible"]
+    route = connect["route"]
+    assert f"connect: possible - {route['train']}" in out and " - ".join(route["nodes"]) in out
+    assert ("unfolded" in out) == connect["unfolded"]
+
+
+@pytest.mark.parametrize("connect, said", [
+    ({"possible": None, "route": None, "unfolded": None, "status": "unknown"}, "connect: unknown"),
+    ({"possible": False, "route": None, "unfolded": False, "status": "exact"}, "connect: impossible"),
+    ({"possible": True, "route": {"train": "3", "nodes": ["A1-0", "A3-0"]}, "unfolded": False, "status": "exact"},
+     "connect: possible - 3: A1-0 - A3-0"),
+])
+def test_connect_line(connect, said):
+    assert connect_line(connect).startswith(said)
 
 
 @pytest.mark.parametrize("content, where", [

@@ -120,6 +120,12 @@ async function solve() {
     setStatus(`${answer.company || answer.game}: revenue ${answer.revenue}, ${answer.status} (bound ${answer.bound}), ` +
               `solver ${answer.solver}, solved in ${answer.elapsed.toFixed(3)} s (${seconds} s with drawing)`,
               answer.status === "optimal" ? "done" : "busy");
+    if (answer.connect) {  // 18C2C's destination proof
+      const c = answer.connect;
+      const said = c.possible === null ? "unknown (time limit)" : !c.possible ? "impossible"
+        : `possible with the ${c.route.train}${c.unfolded ? " unfolded" : ""}: ${c.route.nodes.join(" – ")}`;
+      $("status").textContent += `; connect ${said}`;
+    }
     $("status").dataset.revenue = answer.revenue;
     $("status").dataset.state = answer.status;
   } catch (e) {
