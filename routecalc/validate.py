@@ -7,7 +7,8 @@ by construction one the validator accepts.
 
 from __future__ import annotations
 
-from typing import Any
+from itertools import permutations, product
+from typing import Any, Iterator
 
 
 from .errors import PositionError, RouteViolation
@@ -120,10 +121,47 @@ class RouteSetValidator:
         if not isinstance(routes_json, list):
             raise PositionError("routes", "must be a list of routes or {\"routes\": [...]}")
         free = list(range(len(self.position.trains)))
+        first = [self._train(rj, i, free) for i, rj in enumerate(routes_json)]
+        best, error = None, None
+        for trains in self._assignments(routes_json, first):
+            try:
+                routes = self._scored(routes_json, trains)
+            except RouteViolation as exc:
+                error = error or exc
+                continue
+            if best is None or sum(r.revenue for r in routes) > sum(r.revenue for r in best):
+                best = routes
+        if best is None:
+            raise error
+        return best
+
+    def _assignments(self, routes_json: list, first: list[int]) -> Iterator[list[int]]:
+        """Trains for the routes: the first free train of each route's name,
+        then, where trains of one name differ (train objects with their own
+        distance, say), every other way of giving them to the routes of that
+        name. A proposal names trains only by name: the best valid reading counts."""
+        yield first
+        trains = self.position.trains
+        per_name = []  # (route positions, the ways to give them trains) per name whose trains differ
+        for name in dict.fromkeys(trains[k].name for k in first):
+            at = [i for i, k in enumerate(first) if trains[k].name == name]
+            mine = [k for k, t in enumerate(trains) if t.name == name]
+            if len({trains[k] for k in mine}) > 1:
+                ways = {tuple(trains[k] for k in way): way for way in permutations(mine, len(at))}
+                per_name.append((at, list(ways.values())))
+        for ways in product(*(w for _, w in per_name)):
+            trains_of = list(first)
+            for (at, _), way in zip(per_name, ways):
+                for i, k in zip(at, way):
+                    trains_of[i] = k
+            if trains_of != first:
+                yield trains_of
+
+    def _scored(self, routes_json: list, trains: list[int]) -> list[Route]:
+        """The routes, run by ``trains``, checked and scored; or the first broken rule."""
         routes: list[Route] = []
         used: dict[int, int] = {}
-        for i, rj in enumerate(routes_json):
-            train = self._train(rj, i, free)
+        for i, (rj, train) in enumerate(zip(routes_json, trains)):
             stops = self._stops(rj, i)
             conns = self._connections(rj, i, stops, train, set(used))
             route = Route(train, stops, conns)

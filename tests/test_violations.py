@@ -307,6 +307,23 @@ def test_unknown_train():
     assert "more routes than '2' trains" in err.detail
 
 
+def test_trains_sharing_a_name_are_read_the_way_that_pays_best():
+    """Routes name their train only by name: where two trains of one name
+    differ, the validator gives each route the train that makes the set valid
+    and pays most, not merely the first free one."""
+    short = {"name": "4", "distance": 2}
+    pos = line_board(city(20), city(30), city(40), trains=[short, "4"])
+    answer = validate(pos, [route("4", "A1-0", "A3-0", "A5-0")])  # too long for the first 4
+    assert answer["revenue"] == 90
+    double = {"name": "4", "distance": 4, "multiplier": 2}
+    pos = line_board(city(20), city(30), city(40), city(50), trains=[double, "4"], token_at=1)
+    answer = validate(pos, [route("4", "A3-0", "A1-0"), route("4", "A3-0", "A5-0", "A7-0")])
+    assert [r["revenue"] for r in answer["routes"]] == [50, 240]  # the doubling 4 runs the richer route
+    err = violation(line_board(city(20), city(30), city(40), city(50), trains=[short, short]),
+                    [route("4", "A1-0", "A3-0", "A5-0")])
+    assert err.rule == "too_long"  # no reading is valid: the first one's broken rule
+
+
 @pytest.mark.parametrize("routes, where", [
     ({"routes": 3}, "routes"),
     ([3], "routes[0]"),

@@ -20,7 +20,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from itertools import product
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ..errors import RouteViolation
 from ..graph import TOKEN, compile_position
@@ -354,6 +354,9 @@ class CubaValidator(RouteSetValidator):
     trains of one name with different wagons are told apart."""
 
     route_engine_only = False
+
+    def _assignments(self, routes_json: list, first: list[int]) -> Iterator[list[int]]:
+        yield first  # the wagon a route names already picked its train
 
     def _train(self, rj: Any, i: int, free: list[int]) -> int:
         if isinstance(rj, dict):
