@@ -375,7 +375,7 @@ def render_svg(position: Position, result: dict | None = None, *, title: str | N
     routes = list((result or {}).get("routes") or [])
     transports = list((result or {}).get("plan") or [])  # 18XS: cubes moved cell by cell
     xs, ys = [], []
-    for cid, c in drawing.centers.items():
+    for c in drawing.centers.values():
         for x, y in drawing.geo.corners(c):
             xs.append(x)
             ys.append(y)

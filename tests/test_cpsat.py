@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from boards import cell, city, column, line_board, offboard, position, town, track
-from routecalc.errors import PositionError
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.scoring import train_tables

@@ -147,7 +147,7 @@ def test_games_with_their_own_search_are_refused_by_the_route_engine(fixture):
     """18Cuba and 18XS answer through their rule sets' hooks: a route solver
     or the route validator called directly says so instead of a wrong figure."""
     position = load_position_file(FIXTURES / fixture)
-    for name, solve in SOLVERS.items():
+    for solve in SOLVERS.values():
         with pytest.raises(PositionError, match=f"{position.game} positions are answered by the game's own"):
             solve(position, compile_position(position), Limits())
     with pytest.raises(PositionError, match="own search"):
