@@ -1,4 +1,4 @@
-"""Print the fast solver's benchmark table over ../shared/corpus.
+"""Print the fast solver's benchmark table over the bundled corpus.
 
 For each position: routes enumerated, the fast solver's time (best of
 ``--rounds`` solves, graph compilation included, loading excluded), the
@@ -23,8 +23,8 @@ from pathlib import Path
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.solvers.fast import solve_fast, warm_up
+from paths import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
 
 
 def peer(reference: dict) -> tuple[str, float | None]:

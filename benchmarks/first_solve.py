@@ -18,8 +18,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-DEFAULT = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "generic" / "1867" / \
-    "navig18xx_1867_bc_GW.json"
+from paths import CORPUS
+
+DEFAULT = CORPUS / "generic" / "1867" / "navig18xx_1867_bc_GW.json"
 
 CHILD = """
 import json, sys, time

@@ -1,7 +1,7 @@
 """A bounded load run against ``routecalc serve`` on loopback.
 
 Starts the service as ``routecalc serve`` on a free 127.0.0.1 port, sends a
-mix of corpus positions (``../shared/corpus``, a seeded random draw over all
+mix of corpus positions (``fixtures/corpus``, a seeded random draw over all
 of them) to ``POST /v1/solve`` from an asyncio + httpx load generator with a
 fixed number of connections, and stops after ``--requests`` requests or
 ``--seconds`` seconds, whichever comes first. Every answer is checked: a
@@ -30,9 +30,8 @@ import time
 from pathlib import Path
 
 import httpx
+from paths import CORPUS, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 def free_port() -> int:

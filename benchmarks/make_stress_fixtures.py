@@ -28,9 +28,8 @@ import re
 from pathlib import Path
 
 from routecalc.geometry import Grid
+from paths import CORPUS, ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus" / "generic"
 FIXTURES = ROOT / "fixtures"
 
 _NODE = re.compile(r"^(city|town|offboard|junction)(=|$)")
@@ -96,7 +95,7 @@ def tile_board(position: dict, across: int, down: int) -> dict:
 
 
 def _corpus(name: str) -> dict:
-    return json.loads((CORPUS / name).read_text())["position"]
+    return json.loads((CORPUS / "generic" / name).read_text())["position"]
 
 
 def stress_positions() -> dict[str, tuple[dict, str]]:

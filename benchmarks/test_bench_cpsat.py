@@ -32,9 +32,8 @@ from routecalc.solvers.auto import solve_auto
 from routecalc.solvers.cpsat import solve_cpsat
 from routecalc.solvers.fast import solve_fast
 from routecalc.validate import RouteSetValidator
+from paths import CORPUS, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / ".." / "shared" / "corpus"
 STRESS = sorted((ROOT / "fixtures").glob("stress-*.json"))
 FAST_ALONE_SECONDS = 30.0
 

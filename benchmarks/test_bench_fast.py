@@ -24,10 +24,11 @@ import pytest
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.solvers.fast import solve_fast, warm_up
+from paths import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "generic"
+GENERIC = CORPUS / "generic"
 NAVIG = ["GW", "CO", "CNR"]
-GENERIC = sorted(CORPUS.glob("*/*.json"))
+GENERIC = sorted(GENERIC.glob("*/*.json"))
 
 
 def load(path: Path):
@@ -50,7 +51,7 @@ def report(request, line: str) -> None:
 @pytest.mark.parametrize("company", NAVIG)
 def test_bench_navig18xx(benchmark, company):
     warm_up()
-    position, reference = load(CORPUS / "1867" / f"navig18xx_1867_bc_{company}.json")
+    position, reference = load(GENERIC / "1867" / f"navig18xx_1867_bc_{company}.json")
     benchmark.group = "navig18xx 1867 final round"
     answer = benchmark.pedantic(solve, args=(position,), rounds=5, warmup_rounds=1, iterations=1)
     assert answer["revenue"] == reference["oracle"]["total"] and answer["status"] == "optimal"

@@ -19,9 +19,10 @@ import pytest
 from routecalc.api import solve
 from routecalc.model import load_position
 from routecalc.solvers import DEFAULT_SOLVER
+from paths import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "18Ireland"
-FILES = sorted(CORPUS.glob("*.json"))
+IRELAND = CORPUS / "18Ireland"
+FILES = sorted(IRELAND.glob("*.json"))
 
 
 def load(path: Path):

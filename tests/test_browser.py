@@ -12,13 +12,13 @@ from playwright.sync_api import sync_playwright
 from live_server import serving
 from routecalc import api, load_position_file, solvers
 from service.app import Settings, create_app
+from conftest import CORPUS
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "1830-late.json"
-CORPUS_FILE = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "generic" / "1830" \
-    / "1830_game_end_bank-a145.json"
+CORPUS_FILE = CORPUS / "generic" / "1830" / "1830_game_end_bank-a145.json"
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,10 @@ import pytest
 
 from boards import city, line_board, offboard, route, town
 from routecalc.cli import connect_line, main
+from conftest import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "generic"
-CORPUS_FILE = CORPUS / "1830" / "1830_game_end_bank-a145.json"  # oracle 250, exact
+GENERIC = CORPUS / "generic"
+CORPUS_FILE = GENERIC / "1830" / "1830_game_end_bank-a145.json"  # oracle 250, exact
 
 # A 2 and a 3 on one line: the 3 takes offboard-city-city (40+30+20), the 2
 # the other side (20+50); they meet at A5.

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from routecalc import load_position, validate
+from conftest import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "generic"
-FILES = sorted(CORPUS.glob("*/*.json"))
+GENERIC = CORPUS / "generic"
+FILES = sorted(GENERIC.glob("*/*.json"))
 
 
 def _recorded(path: Path) -> bool:
@@ -31,7 +32,7 @@ def corpus_id(path: Path) -> str:
 
 
 def test_corpus_is_present():
-    assert len(FILES) == 361, f"expected the generic corpus (361 files) in {CORPUS.resolve()}"
+    assert len(FILES) == 361, f"expected the generic corpus (361 files) in {GENERIC}"
     counts = {game: sum(p.parent.name == game for p in RECORDED) for game in ("1830", "18Chesapeake", "1867")}
     assert counts == {"1830": 104, "18Chesapeake": 178, "1867": 76}
 

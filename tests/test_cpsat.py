@@ -21,9 +21,9 @@ from routecalc.scoring import train_tables
 from routecalc.solvers.cpsat import PathModel, candidate_stops, solve_cpsat
 from routecalc.solvers.fast import solve_fast
 from routecalc.validate import RouteSetValidator
+from conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
 GENERIC = sorted((CORPUS / "generic").glob("*/*.json"))
 IRELAND = sorted((CORPUS / "18Ireland").glob("*.json"))
 

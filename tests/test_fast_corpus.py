@@ -1,4 +1,4 @@
-"""The fast solver on every real position of ../shared/corpus.
+"""The fast solver on every real position of the bundled corpus (fixtures/corpus).
 
 Per position: exactly the oracle's total where the oracle is exact, at
 least the recorded run (as the 18xx.games engine scores it), at least the
@@ -20,8 +20,8 @@ import pytest
 from routecalc.model import load_position
 from routecalc.solvers.fast import solve_fast
 from routecalc.validate import RouteSetValidator
+from conftest import CORPUS
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 FILES = sorted(CORPUS.glob("*/**/*.json"))
 
 

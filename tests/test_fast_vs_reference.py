@@ -30,9 +30,9 @@ from routecalc.solvers import fast
 from routecalc.solvers.fast import solve_fast
 from routecalc.solvers.reference import enumerate_routes, solve_reference
 from routecalc.validate import RouteSetValidator
+from conftest import CORPUS
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "generic" / "1867"
-CNR = CORPUS / "navig18xx_1867_bc_CNR.json"  # oracle 1150
+CNR = CORPUS / "generic" / "1867" / "navig18xx_1867_bc_CNR.json"  # oracle 1150
 needs_corpus = pytest.mark.skipif(not CNR.exists(), reason="corpus not present")
 
 

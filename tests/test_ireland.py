@@ -1,5 +1,5 @@
 """18Ireland: hex trains, broad gauge only, narrow-gauge feeders, and the
-two real games of ../shared/corpus/18Ireland checked figure by figure.
+two real games of the bundled corpus (fixtures/corpus/18Ireland) checked figure by figure.
 
 Hand-built boards are flat hexes; ``N`` marks narrow track. Company ``CO``
 operates. The corpus part skips positions whose recorded routes the
@@ -20,9 +20,10 @@ from routecalc.errors import PositionError, RouteViolation
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.rules.ireland import HEX_TRAINS
+from conftest import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "18Ireland"
-FILES = sorted(CORPUS.glob("*.json"))
+IRELAND = CORPUS / "18Ireland"
+FILES = sorted(IRELAND.glob("*.json"))
 N = ",track:narrow"
 
 
@@ -235,7 +236,7 @@ def recomputed_routes(reference: dict) -> list[int] | None:
 
 
 def test_corpus_is_present():
-    assert len(FILES) >= 100, f"expected the 18Ireland corpus in {CORPUS}"
+    assert len(FILES) >= 100, f"expected the 18Ireland corpus in {IRELAND}"
 
 
 @pytest.mark.parametrize("path", FILES, ids=corpus_ids(FILES))

@@ -18,8 +18,9 @@ import pytest
 
 from routecalc import load_position, validate
 from routecalc.solvers.reference import solve_reference
+from conftest import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus" / "generic"
+GENERIC = CORPUS / "generic"
 GAMES = ("1830", "18Chesapeake", "1867")
 DEFAULT_STEP = 3
 DEFAULT_ROUTE_LIMIT = 1000
@@ -36,8 +37,8 @@ def corpus_id(path: Path) -> str:
     return f"{path.parent.name}/{path.stem}"
 
 
-ALL = [p for game in GAMES for p in sorted((CORPUS / game).glob("*.json"))]
-DEFAULT = [p for game in GAMES for p in sorted((CORPUS / game).glob("*.json"))[::DEFAULT_STEP]
+ALL = [p for game in GAMES for p in sorted((GENERIC / game).glob("*.json"))]
+DEFAULT = [p for game in GAMES for p in sorted((GENERIC / game).glob("*.json"))[::DEFAULT_STEP]
            if (route_count(p) or DEFAULT_ROUTE_LIMIT + 1) <= DEFAULT_ROUTE_LIMIT]
 
 

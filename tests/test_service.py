@@ -16,10 +16,10 @@ from routecalc import api, load_position_file, solvers
 from routecalc.rules import RULES
 from service import schemas
 from service.app import Settings, create_app
+from conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "1830-late.json"
-CORPUS = ROOT.parent / "shared" / "corpus"
 SVG = "{http://www.w3.org/2000/svg}"
 MAX_TIME = 5.0
 MAX_BODY = 300_000
