@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .errors import PositionError
+from .games import question
 from .graph import compile_position
+from .limits import Limits
 from .model import Position, load_position
-from .solvers import DEFAULT_SOLVER, SOLVERS, Limits
+from .solvers import DEFAULT_SOLVER, SOLVERS
 from .validate import RouteSetValidator
 
 
@@ -16,23 +18,26 @@ def as_position(position: Position | dict) -> Position:
 
 
 def solve(position: Position | dict, solver: str = DEFAULT_SOLVER, *, time_limit: float | None = None,
-          route_limit: int | None = None, progress=None) -> dict:
-    """The maximum-revenue route set of the operating company."""
+          route_limit: int | None = None, progress: Callable[[float], None] | None = None) -> dict:
+    """The maximum-revenue route set of the operating company (or the game's own answer)."""
     position = as_position(position)
     if solver not in SOLVERS:
         raise PositionError("solver", f"unknown solver {solver!r} (known: {', '.join(SOLVERS)})")
     if time_limit is not None and not time_limit > 0:
         raise PositionError("time_limit", "must be a positive number of seconds")
     limits = Limits(time_limit, route_limit, progress)
-    own = position.rules.solve(position, solver, limits)
-    if own is not None:
-        return own
+    asked = question(position.game)
+    if asked.solve is not None:
+        return asked.solve(position, limits)
     graph = compile_position(position)
-    return position.rules.finish_answer(position, graph, SOLVERS[solver](position, graph, limits), limits)
+    answer = SOLVERS[solver](position, graph, limits)
+    return answer if asked.finish is None else asked.finish(position, graph, answer, limits)
 
 
 def validate(position: Position | dict, routes: Any) -> dict:
     """Score proposed routes, or raise RouteViolation naming the broken rule."""
     position = as_position(position)
-    own = position.rules.validate(position, routes)
-    return own if own is not None else RouteSetValidator(position).validate(routes)
+    asked = question(position.game)
+    if asked.validate is not None:
+        return asked.validate(position, routes)
+    return RouteSetValidator(position).validate(routes)

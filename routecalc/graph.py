@@ -48,7 +48,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import End, Position
+from .board import End, Position
+from .errors import PositionError
 
 END_ONLY, BLOCKED, TOKEN = 1, 2, 4
 CATEGORY_CODES = {"city": 0, "town": 1, "offboard": 2}
@@ -110,7 +111,6 @@ class TrackGraph:
         node = self.position.node(node_id)
         stop = int(self.node_stop[node])
         if stop < 0:
-            from .errors import PositionError
             raise PositionError(f"node {node_id!r}", "is a junction, not a stop")
         return stop
 
@@ -148,7 +148,6 @@ def compile_position(position: Position) -> TrackGraph:
     node_stop[stop_node] = np.arange(len(stop_node), dtype=np.int32)
     group_names = sorted({g for n in nodes for g in n.groups})
     if len(group_names) > 64:
-        from .errors import PositionError
         raise PositionError("groups", "more than 64 distinct groups on one board")
     group_bit = {g: i for i, g in enumerate(group_names)}
     stops = [nodes[i] for i in stop_node]

@@ -31,7 +31,8 @@ from routecalc.errors import PositionError, RouteViolation
 from routecalc.geometry import Grid
 from routecalc.graph import compile_position
 from routecalc.model import load_position
-from routecalc.rules.c2c import connect_query, train_table, unfolded
+from routecalc.games.c2c import connect_query, train_table
+from routecalc.rules.c2c import unfolded
 from routecalc.solvers import SOLVERS
 from routecalc.solvers.reference import enumerate_routes
 

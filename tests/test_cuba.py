@@ -15,7 +15,7 @@ from boards import cell, city, column, offboard, position, route, town, track
 from routecalc.api import solve, validate
 from routecalc.errors import PositionError, RouteViolation
 from routecalc.model import load_position
-from routecalc.rules.cuba_search import Game, list_runs, max_flow, validate_cuba
+from routecalc.games.cuba import Game, list_runs, max_flow, validate_cuba
 
 GAME = "18Cuba"
 NARROW = "track:narrow"

@@ -1,1 +1,49 @@
-"""A game's own question, above the route solvers (18Cuba, 18XS, 18C2C's proof)."""
+"""A game's own question, above the route solvers.
+
+Most games ask one question: the company's best route set, which the route
+solvers answer. Some ask more or something else: 18XS plans transports,
+18Cuba couples its trains through sugar, wagons and fees, 18C2C adds a
+destination proof. Each such game has one module here, and :data:`QUESTIONS`
+says which part of the answer it takes over; :mod:`routecalc.api` consults it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..board import Position
+from ..graph import TrackGraph
+from ..limits import Limits
+from ..rules.xs import validate_xs
+from . import c2c, cuba, xs
+
+
+@dataclass(frozen=True)
+class Question:
+    """How a game departs from "the route solvers' answer, the route validator's check".
+
+    ``solve``/``validate`` replace the route solvers / validator (games whose
+    question is not a route set; the game's own search answers whichever
+    solver is named); ``finish`` adds the game's parts to the route solvers'
+    answer.
+    """
+
+    solve: Callable[[Position, Limits], dict] | None = None
+    validate: Callable[[Position, Any], dict] | None = None
+    finish: Callable[[Position, TrackGraph, dict, Limits], dict] | None = None
+
+
+QUESTIONS: dict[str, Question] = {
+    "18XS": Question(solve=xs.solve_xs, validate=validate_xs),
+    "18Cuba": Question(solve=cuba.solve_cuba, validate=cuba.validate_cuba),
+    "18C2C-D": Question(finish=c2c.add_connect),
+}
+
+#: The question of every game not listed above.
+ROUTES = Question()
+
+
+def question(game: str) -> Question:
+    """What answers a position of ``game``."""
+    return QUESTIONS.get(game, ROUTES)

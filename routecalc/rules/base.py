@@ -10,15 +10,11 @@ asks for a game by name; it asks the position's rule set.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..board import Node, Position
 from ..errors import PositionError
 from ..trains import Train, generic_train, object_train
-
-if TYPE_CHECKING:
-    from ..graph import TrackGraph
-    from ..model import Node, Position
-    from ..solvers import Limits
 
 #: Track types a gauge may use.
 GAUGE_TRACKS = {"broad": frozenset({"broad", "dual"}), "narrow": frozenset({"narrow", "dual"})}
@@ -45,7 +41,7 @@ class RuleSet:
     #: option keys and a checker for each
     has_companies = True
     #: the route solvers and the route validator answer this game; False for
-    #: games whose :meth:`solve` and :meth:`validate` answer (18XS, 18Cuba)
+    #: games answered by a search of their own (18XS, 18Cuba: :mod:`routecalc.games`)
     route_engine = True
     #: offboards may have token slots (``slots`` on an offboard; 18C2C "D")
     offboard_tokens = False
@@ -113,22 +109,6 @@ class RuleSet:
 
     def bonuses(self, position: "Position") -> list[Bonus]:
         return position.options.get("bonuses", [])
-
-    # -- whole answers ----------------------------------------------------
-    def solve(self, position: "Position", solver: str, limits: "Limits") -> dict | None:
-        """The answer of a game whose question is not a company's route set
-        (18XS: transports); None lets the route solvers answer."""
-        return None
-
-    def validate(self, position: "Position", proposal: Any) -> dict | None:
-        """The check of a proposal that is not a route set; None lets the
-        route validator check it."""
-        return None
-
-    def finish_answer(self, position: "Position", graph: "TrackGraph", answer: dict, limits: "Limits") -> dict:
-        """The route solvers' answer with the game's own parts added
-        (queries such as 18C2C's destination proofs)."""
-        return answer
 
 
 def check_kinds(position: "Position", types_of_kind: dict[str, tuple[str, ...]]) -> None:

@@ -3,8 +3,8 @@ sugar delivered by wagons, FC tokens ignored for a fee, the FC's own income.
 
 The coupled parts (a shared sugar supply, wagons assigned across trains, a fee
 per ignored FC token shared by the trains, a ``+`` train's free ignore) do not
-fit the route engine's sum of independent routes, so the game answers through
-:meth:`RuleSet.solve` / :meth:`RuleSet.validate` (:mod:`.cuba_search`): every
+fit the route engine's sum of independent routes, so the game is answered by
+a search of its own (:mod:`routecalc.games.cuba`): every
 valid route of every train is listed by the reference solver's exhaustive walk
 (no route dropped as dominated: a longer route may be the one that reaches a
 harbor), then a branch and bound picks one route or none per train, scoring
@@ -12,7 +12,7 @@ each whole choice exactly.
 
 How the engine holds the trains: a major's range-n train is an engine train of
 n + 1 paying stops (so the walk may reach one harbor beyond the range);
-:func:`.cuba_search.cuba_route` then keeps the (n + 1)-th stop only when an end
+:func:`routecalc.games.cuba.cuba_route` then keeps the (n + 1)-th stop only when an end
 of the route is a harbor, which pays 0 and is listed in the route's ``skip``.
 
 Readings of what the texts leave open:
@@ -72,15 +72,12 @@ routes' revenues and the parts' amounts add up to ``revenue``.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..board import Node, Position
 from ..errors import PositionError
 from ..trains import Train, all_stops
 from .base import RuleSet, check_kinds, check_obsolete_agrees
-
-if TYPE_CHECKING:
-    from ..model import Node, Position
-    from ..solvers import Limits
 
 FC = "FC"
 #: Standard (broad) trains: range, multiplier. "1" is the FC's preprinted train.
@@ -205,15 +202,6 @@ class CubaRules(RuleSet):
     def fc_blocked(self, node: Node, company: str) -> bool:
         """Blocked unless the company ignores one of its FC tokens."""
         return super().blocked(node, company) and FC in node.tokens
-
-    # -- whole answers -----------------------------------------------------------
-    def solve(self, position: Position, solver: str, limits: Limits) -> dict:
-        from .cuba_search import solve_cuba
-        return solve_cuba(position, limits)
-
-    def validate(self, position: Position, proposal: Any) -> dict:
-        from .cuba_search import validate_cuba
-        return validate_cuba(position, proposal)
 
 
 def _whole(value: Any) -> bool:

@@ -24,15 +24,12 @@ difference change a figure (tests/test_ireland.py shows the case).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..board import End, Position
 from ..errors import PositionError
-from ..model import End
 from ..trains import UNLIMITED, Train, all_stops, object_train
 from .base import GAUGE_TRACKS, RuleSet
-
-if TYPE_CHECKING:
-    from ..model import Position
 
 #: Hex trains of the 18Ireland catalogue, by name: cell edges they may cross.
 HEX_TRAINS = {"1H'": 1, "2H'": 2, "3H'": 3, "2H": 2, "4H": 4, "6H": 6, "8H": 8, "10H": 10}

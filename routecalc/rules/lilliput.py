@@ -28,14 +28,12 @@ Where the seed is silent:
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..board import Node, Position
 from ..errors import PositionError
 from ..trains import UNLIMITED, DistanceGroup, Train
 from .base import RuleSet, check_kinds, check_obsolete_agrees
-
-if TYPE_CHECKING:
-    from ..model import Node, Position
 
 #: Catalogue: range (cities, metropolises, Mildendo) and route multiplier.
 TRAINS = {"2": (2, 1), "3": (3, 1), "4": (4, 1), "5": (5, 1), "3D": (3, 2), "4D": (4, 2)}

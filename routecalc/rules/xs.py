@@ -3,7 +3,7 @@
 There are no companies, tokens or trains. The question is the player's
 transport actions: which cube to move where. This module holds the rules
 (options, the trail map, what one transport may do and earns) and the
-validator; :mod:`routecalc.rules.xs_search` holds the search.
+validator; :mod:`routecalc.games.xs` holds the search.
 
 Rules as route-rules.md states them, and how this module reads what it and
 the seed leave open:
@@ -81,15 +81,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..board import End, Position
 from ..errors import PositionError, RouteViolation
-from ..model import End
 from .base import RuleSet
-
-if TYPE_CHECKING:
-    from ..model import Position
-    from ..solvers import Limits
 
 WHITE = "white"
 MAX_LEVEL = 8
@@ -200,13 +196,6 @@ class XSRules(RuleSet):
                     raise PositionError(where, "a city demanding two goods (a metropolis) is not implemented yet")
             if any(not good for good in node.goods):
                 raise PositionError(where, "empty goods colour")
-
-    def solve(self, position: "Position", solver: str, limits: "Limits") -> dict:
-        from .xs_search import solve_xs
-        return solve_xs(position, limits)
-
-    def validate(self, position: "Position", proposal: Any) -> dict:
-        return validate_xs(position, proposal)
 
 
 def player(position: "Position") -> Player:

@@ -3,19 +3,10 @@ and returns the answer dict of the spec (routes, revenue, status, bound)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
+from ..limits import Limits
 from .reference import solve_reference
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Search limits; a solver that hits one answers ``status: feasible``."""
-
-    time_limit: float | None = None  # seconds
-    route_limit: int | None = None  # routes enumerated per train
-    progress: Callable[[float], None] | None = None  # fraction done, for long solves
 
 
 def _reference(position, graph, limits: Limits) -> dict:

@@ -25,7 +25,7 @@ from ..graph import TOKEN, TrackGraph, compile_position
 from ..kernels import combination as comb
 from ..kernels import enumeration as enum
 from ..kernels.payment import VISIT, PayTable, pay, pay_work
-from ..model import Position
+from ..model import Position, load_position
 from ..routes import Route, answer
 from ..rules import require_route_engine
 from ..scoring import TrainTable, pay_table, train_tables
@@ -278,8 +278,6 @@ def _suffix_share(lists: comb.RouteLists, state: comb.CombState) -> float:
 
 def warm_up() -> float:
     """Compile or load the kernels by solving a tiny position; returns seconds taken."""
-    from ..model import load_position
-
     started = time.perf_counter()
     tiny = {"format": 1, "game": "generic", "layout": "flat", "phase": {"name": "2", "colors": ["yellow"]},
             "company": "A", "trains": ["2", "2E", {"name": "2+2", "distance": [

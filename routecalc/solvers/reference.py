@@ -23,6 +23,7 @@ from ..routes import Route, answer
 from ..rules import require_route_engine
 from ..scoring import TrainTable, pay_table, route_revenue, train_tables, within_limits
 from ..validate import check_route, mask_of
+from .fast import ceiling
 
 
 def exhaustive_payment(stops: list[int], table: TrainTable, graph: TrackGraph, bonuses) -> tuple[int, list[int]] | None:
@@ -147,7 +148,6 @@ def solve_reference(position: Position, graph: TrackGraph | None = None, *, time
         if finished:
             most += max((r.revenue for r in routes), default=0)
         else:  # no route of the train earns more than the fast solver's ceiling
-            from .fast import ceiling
             most += ceiling(pay_table(table, graph, bonuses))
     chosen, nodes, finished = best_combination(per_train, graph, deadline)
     revenue = sum(r.revenue for r in chosen)

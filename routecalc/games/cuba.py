@@ -20,19 +20,18 @@ import math
 import time
 from dataclasses import dataclass, field
 from itertools import product
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any, Iterator
 
+from ..board import Position
 from ..errors import RouteViolation
 from ..graph import TOKEN, compile_position
+from ..limits import Limits
 from ..routes import Route
+from ..rules.cuba import CUBE_INCOME, DEFAULT_FC_FEE, FC, UNSHIPPED_INCOME, is_plus, reach
 from ..scoring import pay_table, train_tables
+from ..solvers.fast import ceiling
 from ..solvers.reference import enumerate_routes
 from ..validate import RouteSetValidator, mask_of
-from .cuba import CUBE_INCOME, DEFAULT_FC_FEE, FC, UNSHIPPED_INCOME, is_plus, reach
-
-if TYPE_CHECKING:
-    from ..model import Position
-    from ..solvers import Limits
 
 
 @dataclass
@@ -336,7 +335,6 @@ def solve_cuba(position: Position, limits: Limits) -> dict:
     elif complete:
         bound = sum(max((r.potential for r in rs), default=0) for rs in per_train) + game.machines
     else:  # a train's route earns at most its engine ceiling; sugar at most the supply each wagon can hold
-        from ..solvers.fast import ceiling
         wagons = [t.wagon for t in position.trains if t.wagon] + game.pool
         bound = (sum(ceiling(pay_table(t, game.graph, [])) for t in game.tables) + game.machines
                  + CUBE_INCOME * min(sum(game.supply.values()), sum(wagons)))

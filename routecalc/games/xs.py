@@ -17,11 +17,12 @@ search the answer is the best plan found, ``status: feasible``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .xs import (
+from ..board import Position
+from ..limits import Limits
+from ..rules.xs import (
     WHITE,
     Player,
     Trails,
@@ -32,10 +33,7 @@ from .xs import (
     player,
     transport_json,
 )
-
-if TYPE_CHECKING:
-    from ..model import Position
-    from ..solvers import Limits
+from ..solvers.fast import Clock
 
 #: Walk steps between two looks at the clock.
 CLOCK_EVERY = 2048
@@ -330,9 +328,7 @@ class Incumbent:
 
 
 def solve_xs(position: "Position", limits: "Limits") -> dict:
-    """The answer of the 18XS module docstring (routecalc.rules.xs)."""
-    from ..solvers.fast import Clock
-
+    """The answer the 18XS rules describe (:mod:`routecalc.rules.xs`)."""
     clock = Clock(limits.time_limit, limits.progress)
     search = XSSearch(position, clock)
     initial = TurnState.initial(position)
