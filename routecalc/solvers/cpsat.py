@@ -398,14 +398,20 @@ class PathModel:
         return by_train
 
     # -- solving ------------------------------------------------------------
-    def solve(self, time_limit: float | None = None, progress=None) -> tuple[str, list[Route], int, dict]:
-        """(status, scored routes, upper bound, CP-SAT statistics)."""
+    def solve(self, time_limit: float | None = None, progress=None, work: float | None = None
+              ) -> tuple[str, list[Route], int, dict]:
+        """(status, scored routes, upper bound, CP-SAT statistics). ``work``:
+        CP-SAT's deterministic time (a count of work, about seconds on an
+        idle machine) that the search may take, the same on any machine;
+        ``time_limit`` only stops it."""
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = WORKERS
         for key, value in SAT_PARAMETERS.items():
             setattr(solver.parameters, key, value)
         if time_limit is not None:
             solver.parameters.max_time_in_seconds = float(time_limit)
+        if work is not None:
+            solver.parameters.max_deterministic_time = float(work)
         callback = _Progress(progress) if progress else None
         code = solver.Solve(self.model, callback)
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -478,33 +484,41 @@ def identical_trains(tables: list[TrainTable]) -> list[list[int]]:
     return kinds
 
 
-def single_train_maxima(graph: TrackGraph, tables: list[TrainTable], time_limit: float | None,
-                        known: dict[int, int]) -> tuple[dict[int, int], list[Route]]:
+def single_train_maxima(graph: TrackGraph, tables: list[TrainTable], work: float | None,
+                        known: dict[int, int], deadline: float | None = None) -> tuple[dict[int, int], list[Route]]:
     """Each kind of train solved alone, unless ``known`` holds its maximum
-    already: (upper bound per train, the best route of each kind solved)."""
+    already: (upper bound per train, the best route of each kind solved).
+    ``work``: CP-SAT deterministic time for them all; ``deadline``: a
+    ``time.perf_counter()`` value that stops them."""
     kinds = [members for members in identical_trains(tables) if members[0] not in known]
     bounds = dict(known)
     best: list[Route] = []
     for members in kinds:
-        share = None if time_limit is None else time_limit / len(kinds)
-        _, routes, bound, _ = PathModel(graph, tables, members[:1]).solve(share)
+        share = None if work is None else work / len(kinds)
+        _, routes, bound, _ = PathModel(graph, tables, members[:1]).solve(_until(deadline), work=share)
         bounds.update({t: bound for t in members})
         best += routes
     return bounds, best
 
 
 def one_by_one(graph: TrackGraph, tables: list[TrainTable], first: list[Route], caps: dict[int, int],
-               time_limit: float | None) -> list[Route]:
+               work: float | None, deadline: float | None = None) -> list[Route]:
     """A first route set: the richest of the ``first`` routes, then each
-    further train's best route on the track left over (trains by falling cap)."""
+    further train's best route on the track left over (trains by falling
+    cap); ``work`` and ``deadline`` as for :func:`single_train_maxima`."""
     chosen = sorted(first, key=lambda r: -r.revenue)[:1]
     order = sorted((t for t in caps if not any(r.train == t for r in chosen)), key=lambda t: -caps[t])
     for t in order:
-        share = None if time_limit is None else time_limit / len(order)
+        share = None if work is None else work / len(order)
         taken = mask_of([c for r in chosen for c in r.conns], graph)
-        _, routes, _, _ = PathModel(graph, tables, [t], taken).solve(share)
+        _, routes, _, _ = PathModel(graph, tables, [t], taken).solve(_until(deadline), work=share)
         chosen += routes
     return chosen
+
+
+def _until(deadline: float | None) -> float | None:
+    """Seconds left before ``deadline`` (a ``time.perf_counter()`` value)."""
+    return None if deadline is None else max(0.01, deadline - time.perf_counter())
 
 
 def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
@@ -518,6 +532,10 @@ def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_lim
     best route on the track left over make a first solution, often already
     the optimum, which the caps then prove. ``hint`` routes (a known route
     set) seed the search and ``known_bound`` caps the total.
+
+    Under a time limit the first steps get a quarter of it each in CP-SAT's
+    deterministic time (work, not seconds, so the path taken is the same on
+    a loaded machine); the clock only stops them at the time limit.
     """
     require_route_engine(position.rules)
     started = time.perf_counter()
@@ -526,10 +544,11 @@ def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_lim
     hint = list(hint or [])
     caps: dict[int, int] = {}
     share = None if time_limit is None else time_limit / 4
+    deadline = None if time_limit is None else started + time_limit
     if len(tables) > 1:
-        caps, singles = single_train_maxima(graph, tables, share, known_maxima or {})
+        caps, singles = single_train_maxima(graph, tables, share, known_maxima or {}, deadline)
         if sum(caps.values()) > sum(r.revenue for r in hint):
-            first = one_by_one(graph, tables, singles + hint, caps, share)
+            first = one_by_one(graph, tables, singles + hint, caps, share, deadline)
             if sum(r.revenue for r in first) > sum(r.revenue for r in hint):
                 hint = first
         if sum(caps.values()) <= sum(r.revenue for r in hint):

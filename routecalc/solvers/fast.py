@@ -4,9 +4,12 @@ For each distinct train the enumeration kernel lists every valid route
 (priced by the payment kernel the validator also uses) and keeps those not
 dominated by a sub-route; routes over the same track keep the best. The
 combination kernel then picks the best track-disjoint set. Both kernels
-run in chunks, so between chunks this module grows buffers, watches
-``time_limit`` and reports progress. When a limit stops the search the
-answer is the best set found, ``status: feasible``, with a true upper bound.
+run in chunks of work, so between chunks this module grows buffers,
+watches the limits and reports progress. The limits are counts of work
+(routes kept, enumeration steps, words of track compared: a caller such as
+:mod:`.auto` decides on them, the same on any machine) and ``time_limit``,
+which only stops a search. When a limit stops the search the answer is the
+best set found, ``status: feasible``, with a true upper bound.
 
 The chosen routes are rebuilt as :class:`~routecalc.routes.Route` and scored
 again by the validator's :func:`~routecalc.validate.score_route`.
@@ -57,6 +60,7 @@ class TrainRoutes:
     enumerated: int  # valid routes met, dominated ones included
     complete: bool
     upper: int  # no route of this train earns more
+    steps: int  # enumeration kernel steps taken (routes extended)
 
 
 def graph_arrays(graph: TrackGraph) -> enum.GraphArrays:
@@ -92,8 +96,10 @@ class Clock:
 
 
 def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTable, prices: PayTable,
-                    route_limit: int | None, clock: Clock, share: tuple[float, float]) -> TrainRoutes:
-    """Every non-dominated route of one train (or as many as the limits allow)."""
+                    route_limit: int | None, clock: Clock, share: tuple[float, float],
+                    step_limit: int | None = None) -> TrainRoutes:
+    """Every non-dominated route of one train (or as many as the limits
+    allow: ``route_limit`` routes kept, ``step_limit`` kernel steps)."""
     tokens = np.flatnonzero(graph.flags & TOKEN).astype(np.int64)
     walk = enum.Walk(table.visit.astype(np.int64), int(table.hex_limit), int(table.gauge_bit),
                      bool(graph.position.options.get("no_hex_twice")))
@@ -101,7 +107,11 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
     buf = enum.new_buffer(FIRST_BUFFER, 8 * FIRST_BUFFER, arrays.conn_mask.shape[1])
     limit = min(route_limit or MAX_ROUTES, MAX_ROUTES)
     while True:
-        status = enum.enumerate_routes(arrays, walk, prices, tokens, state, buf, CHUNK, limit)
+        chunk = CHUNK if step_limit is None else min(CHUNK, step_limit - int(state.stats[1]))
+        if chunk <= 0:
+            status = enum.PAUSED
+            break
+        status = enum.enumerate_routes(arrays, walk, prices, tokens, state, buf, chunk, limit)
         if status == enum.FULL:
             buf = enum.grown(buf)
             continue
@@ -120,7 +130,7 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
     best = int(revenue[keep[0]]) if len(keep) else 0
     upper = best if complete else max(best, ceiling(prices))
     return TrainRoutes(table, np.ascontiguousarray(mask[keep]), revenue[keep].copy(), buf, keep,
-                       int(state.stats[0]), complete, upper)
+                       int(state.stats[0]), complete, upper, int(state.stats[1]))
 
 
 def ceiling(table: PayTable) -> int:
@@ -170,10 +180,11 @@ def rebuild(graph: TrackGraph, buf: enum.RouteBuffer, row: int) -> tuple[list[in
 
 
 def enumerate_company(graph: TrackGraph, tables: list[TrainTable], route_limit: int | None,
-                      clock: Clock) -> list[TrainRoutes]:
+                      clock: Clock, step_limit: int | None = None) -> list[TrainRoutes]:
     """Each train's routes, in the order of ``tables`` (identical trains share
-    one :class:`TrainRoutes`). The enumeration stops at ``ENUMERATION_SHARE``
-    of the clock's time limit; trains it did not reach list nothing."""
+    one :class:`TrainRoutes`). The enumeration stops after ``step_limit``
+    kernel steps for all trains together, or at ``ENUMERATION_SHARE`` of the
+    clock's time limit; trains it did not reach list nothing."""
     if route_limit is not None and (isinstance(route_limit, bool) or not isinstance(route_limit, int)
                                     or route_limit < 1):
         raise PositionError("route_limit", f"must be a whole number >= 1, got {route_limit!r}")
@@ -181,16 +192,19 @@ def enumerate_company(graph: TrackGraph, tables: list[TrainTable], route_limit: 
     arrays = graph_arrays(graph)
     distinct = list(dict.fromkeys(table.train for table in tables))
     found: dict = {}
+    steps = 0
     for table in tables:
         if table.train in found:
             continue
         j = distinct.index(table.train)
         prices = pay_table(table, graph, bonuses)
-        if clock.out_of_time(ENUMERATION_SHARE):
+        if clock.out_of_time(ENUMERATION_SHARE) or (step_limit is not None and steps >= step_limit):
             found[table.train] = _nothing(graph, table, prices)
         else:
             share = (0.5 * j / len(distinct), 0.5 / len(distinct))
-            found[table.train] = enumerate_train(graph, arrays, table, prices, route_limit, clock, share)
+            found[table.train] = enumerate_train(graph, arrays, table, prices, route_limit, clock, share,
+                                                 None if step_limit is None else step_limit - steps)
+            steps += found[table.train].steps
     return [found[table.train] for table in tables]
 
 
@@ -209,18 +223,23 @@ def listed_routes(choice: list[tuple[int, int]], listed: list[TrainRoutes], grap
     return routes
 
 
-def combine_company(graph: TrackGraph, tables: list[TrainTable], listed: list[TrainRoutes], clock: Clock
-                    ) -> tuple[list[Route], int, dict]:
+def combine_company(graph: TrackGraph, tables: list[TrainTable], listed: list[TrainRoutes], clock: Clock,
+                    work_limit: int | None = None) -> tuple[list[Route], int, dict]:
     """(routes, upper bound, statistics): the best track-disjoint choice of
-    one listed route or none per train, by the combination kernel; the
-    routes are optimal when the bound equals their revenue."""
+    one listed route or none per train, by the combination kernel within
+    ``work_limit`` units of its work (words of track compared) and the
+    clock; the routes are optimal when the bound equals their revenue."""
     # Search order: trains with the richest routes first; identical trains side by side.
     distinct = list(dict.fromkeys(id(found) for found in listed))
     order = sorted(range(len(tables)), key=lambda i: (-listed[i].upper, distinct.index(id(listed[i])), i))
     lists = _route_lists(order, listed)
     state = comb.new_state(lists)
     while True:
-        status = comb.combine(lists, state, COMBINATION_CHUNK)
+        chunk = COMBINATION_CHUNK if work_limit is None else min(COMBINATION_CHUNK, work_limit - int(state.work[0]))
+        if chunk <= 0:
+            status = comb.PAUSED
+            break
+        status = comb.combine(lists, state, chunk)
         if status == comb.DONE or clock.out_of_time():
             break
         s = int(state.suffix[0])
@@ -237,7 +256,9 @@ def combine_company(graph: TrackGraph, tables: list[TrainTable], listed: list[Tr
         clock.report(1.0)
     return routes, max(bound, revenue), {
         "routes_enumerated": sum(found.enumerated for found in listed),
-        "routes_kept": sum(len(found.revenue) for found in listed), "nodes": int(state.nodes[0])}
+        "routes_kept": sum(len(found.revenue) for found in listed), "nodes": int(state.nodes[0]),
+        "enumeration_steps": sum({id(found): found.steps for found in listed}.values()),
+        "combination_work": int(state.work[0])}
 
 
 def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
@@ -258,7 +279,7 @@ def _nothing(graph: TrackGraph, table: TrainTable, prices: PayTable) -> TrainRou
     """A train the clock left no time to enumerate."""
     words = graph.conn_mask.shape[1]
     return TrainRoutes(table, np.zeros((0, words), np.uint64), np.zeros(0, np.int64),
-                       enum.new_buffer(1, 1, words), np.zeros(0, np.int64), 0, False, ceiling(prices))
+                       enum.new_buffer(1, 1, words), np.zeros(0, np.int64), 0, False, ceiling(prices), 0)
 
 
 def _route_lists(order: list[int], listed: list[TrainRoutes]) -> comb.RouteLists:

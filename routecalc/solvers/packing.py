@@ -25,7 +25,9 @@ from ..rules import require_route_engine
 from ..scoring import train_tables
 from .fast import Clock, TrainRoutes, enumerate_company, listed_routes
 
-#: Routes packed per second of the time limit at most: building and loading
+#: Routes packed per second of the time limit given at most (the model's size
+#: is set by the limit asked for, never by the time left on the clock, so the
+#: same limit packs the same routes on any machine): building and loading
 #: the model costs some 65 microseconds a route, and CP-SAT needs time too.
 PACKED_PER_SECOND = 5_000
 MIN_PACKED = 2_000
@@ -57,19 +59,20 @@ def greedy_choice(per_train: list[TrainRoutes]) -> list[tuple[int, int]]:
     return chosen
 
 
-def pack_routes(listed: list[TrainRoutes], graph: TrackGraph, time_limit: float | None = None
-                ) -> tuple[str, list[Route], int, dict]:
+def pack_routes(listed: list[TrainRoutes], graph: TrackGraph, time_limit: float | None = None,
+                size_for: float | None = None) -> tuple[str, list[Route], int, dict]:
     """(status, chosen routes, upper bound, statistics) of the best track-disjoint
     choice of one route or none per train among the listed routes.
 
     Only routes that could beat the greedy set become literals: a route
     earning ``r`` for train ``t`` is useful only if ``r`` plus the other
     trains' best routes reaches the greedy revenue. Under a time limit at
-    most ``PACKED_PER_SECOND`` routes a second are packed, those losing
-    least against their train's best route; a set using a left-out route
-    earns at most that route plus the other trains' best, which caps the
-    bound. Without a solution from CP-SAT in time the greedy set is the
-    answer.
+    most ``PACKED_PER_SECOND`` routes a second of ``size_for`` (the limit
+    the caller was given; default ``time_limit``, which otherwise only stops
+    CP-SAT) are packed, those losing least against their train's best route;
+    a set using a left-out route earns at most that route plus the other
+    trains' best, which caps the bound. Without a solution from CP-SAT in
+    time the greedy set is the answer.
     """
     started = time.perf_counter()
     greedy = greedy_choice(listed)
@@ -77,7 +80,7 @@ def pack_routes(listed: list[TrainRoutes], graph: TrackGraph, time_limit: float 
     best = [int(found.revenue.max(initial=0)) for found in listed]
     useful = [np.flatnonzero((found.revenue > 0) & (found.revenue + sum(best) - best[t] >= floor))
               for t, found in enumerate(listed)]
-    useful, missed = _most_promising(useful, listed, best, time_limit)
+    useful, missed = _most_promising(useful, listed, best, time_limit if size_for is None else size_for)
 
     model = cp_model.CpModel()
     literals: list[list[tuple[int, cp_model.IntVar]]] = []
@@ -119,10 +122,10 @@ def pack_routes(listed: list[TrainRoutes], graph: TrackGraph, time_limit: float 
 
 
 def _most_promising(useful: list[np.ndarray], listed: list[TrainRoutes], best: list[int],
-                    time_limit: float | None) -> tuple[list[np.ndarray], int | None]:
-    """The useful rows cut to what fits the time limit, and the most a route
-    set using a left-out route earns (None: none left out)."""
-    cap = None if time_limit is None else max(MIN_PACKED, int(PACKED_PER_SECOND * time_limit))
+                    size_for: float | None) -> tuple[list[np.ndarray], int | None]:
+    """The useful rows cut to what a ``size_for`` seconds limit affords, and
+    the most a route set using a left-out route earns (None: none left out)."""
+    cap = None if size_for is None else max(MIN_PACKED, int(PACKED_PER_SECOND * size_for))
     if cap is None or sum(len(rows) for rows in useful) <= cap:
         return useful, None
     loss = np.concatenate([best[t] - listed[t].revenue[rows] for t, rows in enumerate(useful)])
@@ -147,7 +150,7 @@ def solve_packing(position: Position, graph: TrackGraph | None = None, *, time_l
     tables = train_tables(graph)
     per_train = enumerate_company(graph, tables, route_limit, clock)
     left = None if time_limit is None else max(0.01, time_limit - clock.seconds())
-    status, routes, bound, stats = pack_routes(per_train, graph, left)
+    status, routes, bound, stats = pack_routes(per_train, graph, left, time_limit)
     if not all(found.complete for found in per_train):
         # A limit cut the enumeration: the packing's optimum bounds only the listed routes.
         status, bound = "feasible", max(sum(found.upper for found in per_train), bound)
