@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench slow chromium serve load
+.PHONY: demo test bench bench-load slow chromium serve load
 demo: $(STAMP)
 	$(BIN)/routecalc demo
 
@@ -21,6 +21,10 @@ serve: $(STAMP)
 
 load: $(STAMP)
 	$(BIN)/python benchmarks/load_test.py
+
+# the stress set with a 10 s limit, idle and beside two busy processes per core
+bench-load: $(STAMP)
+	$(BIN)/python benchmarks/load_quality.py
 
 slow: $(STAMP)
 	$(BIN)/pytest -m slow

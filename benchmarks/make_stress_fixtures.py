@@ -16,6 +16,16 @@ phases and bigger maps do:
 - the trains are replaced by longer ones (D, 8, express), or kept where
   the board alone makes them long (1867 trains pass towns for free).
 
+The later ones follow games whose own auto-routers give up on such boards:
+a late 1828-style board (the 1830 map grown by half, as 1828 grows it) with
+a D and an 8E train, a small 1889-style island board (the 18Chesapeake
+corpus map, about 1889's size) with two diesels, and the densified 1867
+final-round board with 1867's 5+5E express and an 8.
+
+Each fixture records its optimum (``reference.optimum``), proved by two
+solvers with no limit (``tests/test_stress_optima.py`` proves it again with
+``-m slow``).
+
 Run ``python benchmarks/make_stress_fixtures.py`` from the repository root;
 the output is deterministic.
 """
@@ -98,6 +108,18 @@ def _corpus(name: str) -> dict:
     return json.loads((CORPUS / "generic" / name).read_text())["position"]
 
 
+def _1867_train(name: str, cities: int) -> dict:
+    """An 1867 n-train: ``cities`` cities or offboards, towns passed for free."""
+    return {"name": name, "distance": [{"nodes": ["city", "offboard"], "pay": cities, "visit": cities},
+                                       {"nodes": ["town"], "pay": 0, "visit": 99}], "fill": True}
+
+
+#: 1867's 5+5E: five offboards doubled, cities and towns passed for free.
+EXPRESS_1867 = {"name": "5+5E", "distance": [{"nodes": ["offboard"], "pay": 5, "visit": 5},
+                                             {"nodes": ["city", "town"], "pay": 0, "visit": 99}],
+                "multiplier": 2, "fill": True}
+
+
 def stress_positions() -> dict[str, tuple[dict, str]]:
     """Fixture name -> (position, how it was made)."""
     late_1867 = densify(_corpus("1867/21268-a994.json"))
@@ -112,6 +134,15 @@ def stress_positions() -> dict[str, tuple[dict, str]]:
     express["trains"] = ["8E", {"name": "6E", "distance": [{"nodes": ["city", "offboard"], "pay": 6, "visit": 99},
                                                           {"nodes": ["town"], "pay": 0, "visit": 99}],
                                 "multiplier": 2}]
+
+    late_1828 = densify(tile_board(late_1830, 2, 1))
+    late_1828["trains"] = ["D", "8E"]
+
+    island = densify(_corpus("18Chesapeake/3055-a600.json"))
+    island["trains"] = ["D", "D"]
+
+    final_1867 = densify(_corpus("1867/navig18xx_1867_bc_CNR.json"))
+    final_1867["trains"] = [EXPRESS_1867, _1867_train("8", 8)]
     return {
         "stress-1867-towns": (late_1867, "1867 corpus board 21268-a994 (C&O, late game, no_hex_twice, Timmins "
                                          "bonus), densified; its own 5 and 7 trains (towns free and unlimited)"),
@@ -120,14 +151,33 @@ def stress_positions() -> dict[str, tuple[dict, str]]:
                                    "2 x 2, densified (an 18C2C-size map), an 8-train and a 6-train"),
         "stress-express": (express, "1830 corpus board 1830_game_end_bank-a652 (NYC), densified, an 8E "
                                     "and a doubled 6E that passes towns for free"),
+        "stress-1828-d-8e": (late_1828, "two copies of the 1830 corpus board 1830_game_end_bank-a652 (NYC) side "
+                                        "by side, densified (a late 1828-size map), a D and an 8E train"),
+        "stress-1889-two-d": (island, "18Chesapeake corpus board 3055-a600 (SRR, phase D; a small island map "
+                                      "of 1889's size), densified, two D trains"),
+        "stress-1867-express-8": (final_1867, "1867 corpus board navig18xx_1867_bc_CNR (the final round), "
+                                              "densified, 1867's 5+5E express and an 8-train"),
     }
+
+
+#: Each fixture's optimum and the solvers (no limits) that proved it.
+OPTIMA = {
+    "stress-1867-towns": (810, ["cpsat", "auto"]),
+    "stress-1867-two-d": (1490, ["cpsat", "auto"]),
+    "stress-c2c-size-8": (610, ["fast", "cpsat"]),
+    "stress-express": (1040, ["cpsat", "auto"]),
+    "stress-1828-d-8e": (None, []),
+    "stress-1889-two-d": (810, ["cpsat", "auto"]),
+    "stress-1867-express-8": (1380, ["cpsat", "auto"]),
+}
 
 
 def main() -> None:
     for name, (position, how) in stress_positions().items():
         path = FIXTURES / f"{name}.json"
-        data = {"position": position, "reference": {"built": how,
-                                                    "by": "benchmarks/make_stress_fixtures.py"}}
+        optimum, proved_by = OPTIMA[name]
+        data = {"position": position, "reference": {"built": how, "by": "benchmarks/make_stress_fixtures.py",
+                                                    "optimum": optimum, "proved_by": proved_by}}
         path.write_text(json.dumps(data, indent=1) + "\n")
         print(f"{path.relative_to(ROOT)}: {len(position['hexes'])} cells, trains {position['trains']}")
 

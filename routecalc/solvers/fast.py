@@ -183,8 +183,10 @@ def enumerate_company(graph: TrackGraph, tables: list[TrainTable], route_limit: 
                       clock: Clock, step_limit: int | None = None) -> list[TrainRoutes]:
     """Each train's routes, in the order of ``tables`` (identical trains share
     one :class:`TrainRoutes`). The enumeration stops after ``step_limit``
-    kernel steps for all trains together, or at ``ENUMERATION_SHARE`` of the
-    clock's time limit; trains it did not reach list nothing."""
+    kernel steps for all trains together (shared evenly, what a train leaves
+    going to the trains after it, so that each lists its best routes near
+    its tokens), or at ``ENUMERATION_SHARE`` of the clock's time limit;
+    trains it did not reach list nothing."""
     if route_limit is not None and (isinstance(route_limit, bool) or not isinstance(route_limit, int)
                                     or route_limit < 1):
         raise PositionError("route_limit", f"must be a whole number >= 1, got {route_limit!r}")
@@ -202,8 +204,9 @@ def enumerate_company(graph: TrackGraph, tables: list[TrainTable], route_limit: 
             found[table.train] = _nothing(graph, table, prices)
         else:
             share = (0.5 * j / len(distinct), 0.5 / len(distinct))
+            allowance = None if step_limit is None else (step_limit - steps) // (len(distinct) - j)
             found[table.train] = enumerate_train(graph, arrays, table, prices, route_limit, clock, share,
-                                                 None if step_limit is None else step_limit - steps)
+                                                 allowance)
             steps += found[table.train].steps
     return [found[table.train] for table in tables]
 

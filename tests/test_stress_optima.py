@@ -1,0 +1,56 @@
+"""The stress fixtures' recorded optima (``reference.optimum``, written by
+benchmarks/make_stress_fixtures.py).
+
+The default run checks that each fixture records an optimum and the
+solvers that proved it, and that auto under a short limit brackets it
+(revenue <= optimum <= bound). With ``-m slow`` each recorded solver proves
+the optimum again with no limit.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from routecalc import load_position_file
+from routecalc.graph import compile_position
+from routecalc.solvers import SOLVERS, Limits
+from routecalc.validate import RouteSetValidator
+from conftest import ROOT
+
+STRESS = sorted((ROOT / "fixtures").glob("stress-*.json"))
+
+
+def recorded(path: Path) -> dict:
+    return json.loads(path.read_text())["reference"]
+
+
+@pytest.mark.parametrize("path", STRESS, ids=lambda p: p.stem)
+def test_each_stress_fixture_records_its_optimum(path):
+    reference = recorded(path)
+    assert isinstance(reference["optimum"], int) and reference["optimum"] > 0
+    assert len(set(reference["proved_by"])) >= 2 and set(reference["proved_by"]) <= set(SOLVERS)
+
+
+@pytest.mark.parametrize("path", STRESS, ids=lambda p: p.stem)
+def test_auto_under_a_short_limit_brackets_the_optimum(path):
+    position = load_position_file(path)
+    answer = SOLVERS["auto"](position, compile_position(position), Limits(time_limit=0.5))
+    optimum = recorded(path)["optimum"]
+    assert answer["revenue"] <= optimum <= answer["bound"]
+    assert answer["status"] == ("optimal" if answer["bound"] == optimum == answer["revenue"] else "feasible")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("solver", ["auto", "cpsat", "fast"])
+@pytest.mark.parametrize("path", STRESS, ids=lambda p: p.stem)
+def test_the_recorded_solvers_prove_the_optimum(path, solver):
+    reference = recorded(path)
+    if solver not in reference["proved_by"]:
+        pytest.skip(f"{solver} is not among the solvers that proved {path.stem}")
+    position = load_position_file(path)
+    answer = SOLVERS[solver](position, compile_position(position), Limits())
+    assert (answer["status"], answer["revenue"], answer["bound"]) == ("optimal",) + (reference["optimum"],) * 2
+    assert RouteSetValidator(position).validate(answer["routes"])["revenue"] == answer["revenue"]
