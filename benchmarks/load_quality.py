@@ -25,10 +25,11 @@ import sys
 import time
 from pathlib import Path
 
+from paths import ROOT
+
 from routecalc import load_position_file
 from routecalc.graph import compile_position
-from routecalc.solvers import Limits, SOLVERS, warm_up
-from paths import ROOT
+from routecalc.solvers import SOLVERS, Limits, warm_up
 
 STRESS = sorted((ROOT / "fixtures").glob("stress-*.json"))
 
@@ -86,9 +87,9 @@ def table(idle: dict[str, dict], busy_run: dict[str, dict], optima: dict[str, in
     side = f"{'rev':>5} {'status':>8} {'bound':>6} {'wall s':>6} {'CPU s':>6} {'path':>7}"
     head = f"{'fixture':24} {'optimum':>7} | idle: {side} | loaded: {side}"
     lines = [head, "-" * len(head)]
-    for name in idle:
+    for name, result in idle.items():
         optimum = optima.get(name)
-        lines.append(f"{name:24} {optimum if optimum is not None else '-':>7} | {'':6}{cells(idle[name])} | "
+        lines.append(f"{name:24} {optimum if optimum is not None else '-':>7} | {'':6}{cells(result)} | "
                      f"{'':8}{cells(busy_run[name])}")
     return lines
 

@@ -166,7 +166,7 @@ OPTIMA = {
     "stress-1867-two-d": (1490, ["cpsat", "auto"]),
     "stress-c2c-size-8": (610, ["fast", "cpsat"]),
     "stress-express": (1040, ["cpsat", "auto"]),
-    "stress-1828-d-8e": (None, []),
+    "stress-1828-d-8e": (1380, ["cpsat", "auto"]),
     "stress-1889-two-d": (810, ["cpsat", "auto"]),
     "stress-1867-express-8": (1380, ["cpsat", "auto"]),
 }

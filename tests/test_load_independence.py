@@ -14,11 +14,11 @@ import time
 from unittest import mock
 
 import pytest
+from conftest import CORPUS
 
 from routecalc import load_position_file
 from routecalc.graph import compile_position
 from routecalc.solvers import auto, cpsat, fast, packing
-from conftest import CORPUS
 
 #: A corpus position whose enumeration takes some 0.1 s (84,000 kernel steps).
 BIG = CORPUS / "generic" / "1867" / "navig18xx_1867_bc_CNR.json"

@@ -13,12 +13,12 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from routecalc import load_position_file
 from routecalc.graph import compile_position
 from routecalc.solvers import SOLVERS, Limits
 from routecalc.validate import RouteSetValidator
-from conftest import ROOT
 
 STRESS = sorted((ROOT / "fixtures").glob("stress-*.json"))
 

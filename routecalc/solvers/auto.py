@@ -36,7 +36,7 @@ from ..routes import answer
 from ..rules import require_route_engine
 from ..scoring import train_tables
 from .cpsat import solve_cpsat
-from .fast import Clock, combine_company, enumerate_company, listed_routes
+from .fast import ENUMERATION_SHARE, Clock, combine_company, enumerate_company, listed_routes
 from .packing import greedy_choice, pack_routes
 
 #: Routes kept per train, and enumeration kernel steps (routes extended) for
@@ -80,7 +80,8 @@ def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | Non
                           f"enumeration finished within the budget ({limits}): {count:,} routes in "
                           f"{steps:,} steps, combined within {work}")})
     if complete:
-        status, routes, bound, packed = pack_routes(listed, graph, _left(time_limit, started), time_limit)
+        size_for = None if time_limit is None else time_limit * (1 - ENUMERATION_SHARE)  # not the time left
+        status, routes, bound, packed = pack_routes(listed, graph, _left(time_limit, started), size_for)
         return answer(graph, tables, routes, solver="packing", status=status, bound=bound, **packed,
                       seconds=round(time.perf_counter() - started, 4),
                       auto={"solver": "packing", "why": (

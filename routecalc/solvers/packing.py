@@ -23,7 +23,7 @@ from ..model import Position
 from ..routes import Route, answer
 from ..rules import require_route_engine
 from ..scoring import train_tables
-from .fast import Clock, TrainRoutes, enumerate_company, listed_routes
+from .fast import ENUMERATION_SHARE, Clock, TrainRoutes, enumerate_company, listed_routes
 
 #: Routes packed per second of the time limit given at most (the model's size
 #: is set by the limit asked for, never by the time left on the clock, so the
@@ -150,7 +150,9 @@ def solve_packing(position: Position, graph: TrackGraph | None = None, *, time_l
     tables = train_tables(graph)
     per_train = enumerate_company(graph, tables, route_limit, clock)
     left = None if time_limit is None else max(0.01, time_limit - clock.seconds())
-    status, routes, bound, stats = pack_routes(per_train, graph, left, time_limit)
+    # the model is sized for the share of the limit the enumeration leaves, whatever the clock says
+    size_for = None if time_limit is None else time_limit * (1 - ENUMERATION_SHARE)
+    status, routes, bound, stats = pack_routes(per_train, graph, left, size_for)
     if not all(found.complete for found in per_train):
         # A limit cut the enumeration: the packing's optimum bounds only the listed routes.
         status, bound = "feasible", max(sum(found.upper for found in per_train), bound)
