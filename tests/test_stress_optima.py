@@ -2,8 +2,8 @@
 benchmarks/make_stress_fixtures.py).
 
 The default run checks that each fixture records an optimum and the
-solvers that proved it, and that auto under a short limit brackets it
-(revenue <= optimum <= bound). With ``-m slow`` each recorded solver proves
+solvers that proved it, and that the fast solver under a short limit
+brackets it (revenue <= optimum <= bound). With ``-m slow`` each recorded solver proves
 the optimum again with no limit.
 """
 
@@ -35,9 +35,10 @@ def test_each_stress_fixture_records_its_optimum(path):
 
 
 @pytest.mark.parametrize("path", STRESS, ids=lambda p: p.stem)
-def test_auto_under_a_short_limit_brackets_the_optimum(path):
+def test_the_fast_solver_under_a_short_limit_brackets_the_optimum(path):
+    """A cheap check against a true bound from another solver (the kernels)."""
     position = load_position_file(path)
-    answer = SOLVERS["auto"](position, compile_position(position), Limits(time_limit=0.5))
+    answer = SOLVERS["fast"](position, compile_position(position), Limits(time_limit=0.3))
     optimum = recorded(path)["optimum"]
     assert answer["revenue"] <= optimum <= answer["bound"]
     assert answer["status"] == ("optimal" if answer["bound"] == optimum == answer["revenue"] else "feasible")
