@@ -14,6 +14,9 @@ kernel lists each train's routes within a budget of routes kept per train
   routes within ``COMBINATION_WORK`` units of its work, and its answer is
   returned when the search finishes. If it stalls, the routes are packed
   with CP-SAT instead (:mod:`.packing`).
+- Stopped by the time limit before the budget: the clock only stops a
+  search, so the answer is the fast solver's, the best set of the routes
+  listed so far, ``feasible`` with a true bound.
 - Stopped by the budget (long trains on a big board: diesels, express
   trains, 1867 trains that pass towns for free): what was listed is kept.
   The combination search picks the best set of the listed routes (within
@@ -51,6 +54,9 @@ COMBINATION_WORK = 200_000_000
 #: The same, for the best set of the routes an unfinished enumeration listed
 #: (a seed for CP-SAT, not a proof).
 SEED_WORK = 10_000_000
+#: Share of the time limit after which the clock stops the enumeration (it
+#: only stops it: the fast solver's answer is then the best set listed).
+ENUMERATION_TIME = 0.8
 
 
 def _left(time_limit: float | None, started: float) -> float | None:
@@ -64,7 +70,9 @@ def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | Non
     started = time.perf_counter()
     tables = train_tables(graph)
     budget = ROUTE_BUDGET if route_limit is None else min(ROUTE_BUDGET, route_limit)
-    listed = enumerate_company(graph, tables, budget, Clock(time_limit, progress), ENUMERATION_STEPS)
+    # the enumeration may use most of the time limit: the clock only stops it, the budget decides
+    clock = Clock(None if time_limit is None else ENUMERATION_TIME * time_limit / ENUMERATION_SHARE, progress)
+    listed = enumerate_company(graph, tables, budget, clock, ENUMERATION_STEPS)
     distinct = {id(found): found for found in listed}.values()
     count = sum(found.enumerated for found in distinct)
     steps = sum(found.steps for found in distinct)
@@ -74,11 +82,18 @@ def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | Non
     routes, bound, stats = combine_company(graph, tables, listed, Clock(_left(time_limit, started), progress),
                                            COMBINATION_WORK if complete else SEED_WORK)
 
-    if complete and bound == sum(r.revenue for r in routes):
+    revenue = sum(r.revenue for r in routes)
+    if complete and bound == revenue:
         return answer(graph, tables, routes, solver="fast", **stats, seconds=round(time.perf_counter() - started, 4),
                       auto={"solver": "fast", "why": (
                           f"enumeration finished within the budget ({limits}): {count:,} routes in "
                           f"{steps:,} steps, combined within {work}")})
+    stalled = stats.get("combination_work", COMBINATION_WORK) >= COMBINATION_WORK
+    if (complete and not stalled) or not (complete or any(found.out_of_work for found in listed)):
+        return answer(graph, tables, routes, solver="fast", status="feasible", bound=bound, **stats,
+                      seconds=round(time.perf_counter() - started, 4), auto={"solver": "fast", "why": (
+                          f"the time limit stopped the fast solver within its work budget ({limits}, {work}) "
+                          f"after {count:,} routes: the best set of the routes listed, with a true bound")})
     if complete:
         size_for = None if time_limit is None else time_limit * (1 - ENUMERATION_SHARE)  # not the time left
         status, routes, bound, packed = pack_routes(listed, graph, _left(time_limit, started), size_for)

@@ -61,6 +61,7 @@ class TrainRoutes:
     complete: bool
     upper: int  # no route of this train earns more
     steps: int  # enumeration kernel steps taken (routes extended)
+    out_of_work: bool  # unfinished because the route or step limit ran out (not the clock)
 
 
 def graph_arrays(graph: TrackGraph) -> enum.GraphArrays:
@@ -120,6 +121,8 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
         done = (state.token_i[0] - 1 + _first_leg_share(graph, state)) / max(len(tokens), 1)
         clock.report(share[0] + share[1] * done)
     complete = status == enum.DONE
+    out_of_work = status == enum.LIMIT or (status == enum.PAUSED and step_limit is not None
+                                           and int(state.stats[1]) >= step_limit)
     kept = int(buf.used[0])
     mask, revenue = buf.mask[:kept], buf.revenue[:kept]
     # Routes over the same track: keep the best (the first in revenue order).
@@ -130,7 +133,7 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
     best = int(revenue[keep[0]]) if len(keep) else 0
     upper = best if complete else max(best, ceiling(prices))
     return TrainRoutes(table, np.ascontiguousarray(mask[keep]), revenue[keep].copy(), buf, keep,
-                       int(state.stats[0]), complete, upper, int(state.stats[1]))
+                       int(state.stats[0]), complete, upper, int(state.stats[1]), out_of_work)
 
 
 def ceiling(table: PayTable) -> int:
@@ -200,8 +203,10 @@ def enumerate_company(graph: TrackGraph, tables: list[TrainTable], route_limit: 
             continue
         j = distinct.index(table.train)
         prices = pay_table(table, graph, bonuses)
-        if clock.out_of_time(ENUMERATION_SHARE) or (step_limit is not None and steps >= step_limit):
-            found[table.train] = _nothing(graph, table, prices)
+        if step_limit is not None and steps >= step_limit:
+            found[table.train] = _nothing(graph, table, prices, out_of_work=True)
+        elif clock.out_of_time(ENUMERATION_SHARE):
+            found[table.train] = _nothing(graph, table, prices, out_of_work=False)
         else:
             share = (0.5 * j / len(distinct), 0.5 / len(distinct))
             allowance = None if step_limit is None else (step_limit - steps) // (len(distinct) - j)
@@ -278,11 +283,12 @@ def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limi
                   bound=bound, **stats, seconds=clock.seconds())
 
 
-def _nothing(graph: TrackGraph, table: TrainTable, prices: PayTable) -> TrainRoutes:
-    """A train the clock left no time to enumerate."""
+def _nothing(graph: TrackGraph, table: TrainTable, prices: PayTable, out_of_work: bool) -> TrainRoutes:
+    """A train the limits left no time or work to enumerate."""
     words = graph.conn_mask.shape[1]
     return TrainRoutes(table, np.zeros((0, words), np.uint64), np.zeros(0, np.int64),
-                       enum.new_buffer(1, 1, words), np.zeros(0, np.int64), 0, False, ceiling(prices), 0)
+                       enum.new_buffer(1, 1, words), np.zeros(0, np.int64), 0, False, ceiling(prices), 0,
+                       out_of_work)
 
 
 def _route_lists(order: list[int], listed: list[TrainRoutes]) -> comb.RouteLists:
