@@ -54,9 +54,6 @@ COMBINATION_WORK = 200_000_000
 #: The same, for the best set of the routes an unfinished enumeration listed
 #: (a seed for CP-SAT, not a proof).
 SEED_WORK = 10_000_000
-#: Share of the time limit after which the clock stops the enumeration (it
-#: only stops it: the fast solver's answer is then the best set listed).
-ENUMERATION_TIME = 0.8
 
 
 def _left(time_limit: float | None, started: float) -> float | None:
@@ -70,9 +67,8 @@ def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | Non
     started = time.perf_counter()
     tables = train_tables(graph)
     budget = ROUTE_BUDGET if route_limit is None else min(ROUTE_BUDGET, route_limit)
-    # the enumeration may use most of the time limit: the clock only stops it, the budget decides
-    clock = Clock(None if time_limit is None else ENUMERATION_TIME * time_limit / ENUMERATION_SHARE, progress)
-    listed = enumerate_company(graph, tables, budget, clock, ENUMERATION_STEPS)
+    # the clock stops the enumeration at ENUMERATION_SHARE of the limit; the budget decides the path
+    listed = enumerate_company(graph, tables, budget, Clock(time_limit, progress), ENUMERATION_STEPS)
     distinct = {id(found): found for found in listed}.values()
     count = sum(found.enumerated for found in distinct)
     steps = sum(found.steps for found in distinct)
