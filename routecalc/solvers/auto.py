@@ -20,7 +20,7 @@ kernel lists each train's routes within a budget of routes kept per train
 - Stopped by the budget (long trains on a big board: diesels, express
   trains, 1867 trains that pass towns for free): what was listed is kept.
   The combination search picks the best set of the listed routes (within
-  the same work budget) and CP-SAT, which does not enumerate, solves the
+  ``SEED_WORK``) and CP-SAT, which does not enumerate, solves the
   whole problem seeded with that set, capped by the single-train maxima
   (exact for the trains whose enumeration finished).
 
