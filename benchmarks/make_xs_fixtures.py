@@ -22,10 +22,18 @@ from pathlib import Path
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 COLORS = ["blue", "pink", "brown", "grey"]
-TRAILS = ["path=a:0,b:2", "path=a:1,b:3", "path=a:0,b:1", "path=a:1,b:2", "path=a:2,b:3", "path=a:3,b:0",
-          "path=a:0,b:2;path=a:1,b:3", "path=a:0,b:1;path=a:2,b:3",
-          "junction;path=a:0,b:_0;path=a:1,b:_0;path=a:2,b:_0",
-          "junction;path=a:0,b:_0;path=a:1,b:_0;path=a:2,b:_0;path=a:3,b:_0"]
+TRAILS = [
+    "path=a:0,b:2",
+    "path=a:1,b:3",
+    "path=a:0,b:1",
+    "path=a:1,b:2",
+    "path=a:2,b:3",
+    "path=a:3,b:0",
+    "path=a:0,b:2;path=a:1,b:3",
+    "path=a:0,b:1;path=a:2,b:3",
+    "junction;path=a:0,b:_0;path=a:1,b:_0;path=a:2,b:_0",
+    "junction;path=a:0,b:_0;path=a:1,b:_0;path=a:2,b:_0;path=a:3,b:_0",
+]
 
 
 def letters(i: int) -> str:
@@ -39,24 +47,40 @@ def stop(sides, **keys) -> str:
 
 
 def mesh_sides(x: int, y: int, width: int, height: int) -> list[int]:
-    return [e for e, ok in ((0, y < height - 1), (1, x > 0), (2, y > 0), (3, x < width - 1)) if ok]
+    return [
+        e
+        for e, ok in ((0, y < height - 1), (1, x > 0), (2, y > 0), (3, x < width - 1))
+        if ok
+    ]
 
 
 def position(hexes: list[dict], **options) -> dict:
-    return {"format": 1, "game": "18XS", "layout": "square", "phase": {"name": "-", "colors": []},
-            "company": None, "trains": [], "options": options, "hexes": hexes}
+    return {
+        "format": 1,
+        "game": "18XS",
+        "layout": "square",
+        "phase": {"name": "-", "colors": []},
+        "company": None,
+        "trains": [],
+        "options": options,
+        "hexes": hexes,
+    }
 
 
 def three_lcs() -> dict:
-    rows = [[("city", "blue", "pink|white"), ("lc",), ("city", "pink", "blue|grey")],
-            [("lc",), ("trail",), ("lc",)],
-            [("city", "grey", "blue|pink"), ("trail",), ("city", "brown", "grey")]]
+    rows = [
+        [("city", "blue", "pink|white"), ("lc",), ("city", "pink", "blue|grey")],
+        [("lc",), ("trail",), ("lc",)],
+        [("city", "grey", "blue|pink"), ("trail",), ("city", "brown", "grey")],
+    ]
     hexes = []
     for y, row in enumerate(rows):
         for x, spec in enumerate(row):
             sides = mesh_sides(x, y, 3, 3)
             if spec[0] == "city":
-                code = stop(sides, color=spec[1], **({"goods": spec[2]} if spec[2] else {}))
+                code = stop(
+                    sides, color=spec[1], **({"goods": spec[2]} if spec[2] else {})
+                )
             elif spec[0] == "lc":
                 code = stop(sides, kind="lc")
             else:
@@ -73,8 +97,11 @@ def mesh(width: int, height: int, seed: int, level: int) -> dict:
             sides = mesh_sides(x, y, width, height)
             roll = rng.random()
             if roll < 0.3:
-                code = stop(sides, color=rng.choice(COLORS), goods="|".join(rng.choice(COLORS + ["white"])
-                                                                            for _ in range(2)))
+                code = stop(
+                    sides,
+                    color=rng.choice(COLORS),
+                    goods="|".join(rng.choice(COLORS + ["white"]) for _ in range(2)),
+                )
             elif roll < 0.45:
                 code = stop(sides, kind="lc")
             elif roll < 0.5:
@@ -93,8 +120,11 @@ def seed_size(seed: int, level: int) -> dict:
             sides = [e for e in range(4) if rng.random() < 0.7] or [rng.randrange(4)]
             roll = rng.random()
             if roll < 0.3:
-                code = stop(sides, color=rng.choice(COLORS), goods="|".join(rng.choice(COLORS + ["white"])
-                                                                            for _ in range(2)))
+                code = stop(
+                    sides,
+                    color=rng.choice(COLORS),
+                    goods="|".join(rng.choice(COLORS + ["white"]) for _ in range(2)),
+                )
             elif roll < 0.4:
                 code = stop(sides, kind="lc")
             elif roll < 0.45:

@@ -41,12 +41,22 @@ def boards(draw, max_side: int = 3, max_cubes: int = 4, max_actions: int = 8) ->
     LC or port, so that cubes can be relayed."""
     width, height = draw(st.integers(2, max_side)), draw(st.integers(2, max_side))
     ids = [f"{chr(65 + x)}{y + 1}" for x in range(width) for y in range(height)]
-    kinds = draw(st.lists(st.sampled_from(["city", "city", "lc", "port", "junction"]), min_size=len(ids),
-                          max_size=len(ids)))
+    kinds = draw(
+        st.lists(
+            st.sampled_from(["city", "city", "lc", "port", "junction"]),
+            min_size=len(ids),
+            max_size=len(ids),
+        )
+    )
     relay = draw(st.integers(0, len(ids) - 1))
     if not {"lc", "port"} & set(kinds):
         kinds[relay] = draw(st.sampled_from(["lc", "port"]))
-    cubes = draw(st.lists(st.tuples(st.sampled_from(ids), st.sampled_from(COLORS + ["white"])), max_size=max_cubes))
+    cubes = draw(
+        st.lists(
+            st.tuples(st.sampled_from(ids), st.sampled_from(COLORS + ["white"])),
+            max_size=max_cubes,
+        )
+    )
     hexes = []
     for cid, kind in zip(ids, kinds):
         sides = draw(st.lists(st.integers(0, 3), min_size=1, max_size=4, unique=True))
@@ -54,14 +64,33 @@ def boards(draw, max_side: int = 3, max_cubes: int = 4, max_actions: int = 8) ->
         if kind == "junction":
             head = "junction"
         elif kind == "city":
-            head = f"city=revenue:0,color:{draw(st.sampled_from(COLORS))}" + (f",goods:{goods}" if goods else "")
+            head = f"city=revenue:0,color:{draw(st.sampled_from(COLORS))}" + (
+                f",goods:{goods}" if goods else ""
+            )
         else:
             head = f"city=revenue:0,kind:{kind}" + (f",goods:{goods}" if goods else "")
-        hexes.append({"id": cid, "code": ";".join([head] + [f"path=a:{e},b:_0" for e in sorted(sides)])})
-    options = {"locomotive": draw(st.integers(1, 5)), "actions": draw(st.integers(1, max_actions)),
-               "double_distance": draw(st.sampled_from([0, 0, 0, 1])), "as_level_8": draw(st.sampled_from([0, 0, 1]))}
-    return {"format": 1, "game": "18XS", "layout": "square", "phase": {"name": "-", "colors": []},
-            "company": None, "trains": [], "options": options, "hexes": hexes}
+        hexes.append(
+            {
+                "id": cid,
+                "code": ";".join([head] + [f"path=a:{e},b:_0" for e in sorted(sides)]),
+            }
+        )
+    options = {
+        "locomotive": draw(st.integers(1, 5)),
+        "actions": draw(st.integers(1, max_actions)),
+        "double_distance": draw(st.sampled_from([0, 0, 0, 1])),
+        "as_level_8": draw(st.sampled_from([0, 0, 1])),
+    }
+    return {
+        "format": 1,
+        "game": "18XS",
+        "layout": "square",
+        "phase": {"name": "-", "colors": []},
+        "company": None,
+        "trains": [],
+        "options": options,
+        "hexes": hexes,
+    }
 
 
 def agree(data: dict, reference_limit: float) -> None:
@@ -74,10 +103,15 @@ def agree(data: dict, reference_limit: float) -> None:
     if reference["status"] == "optimal":
         assert answer["revenue"] == reference["revenue"]
         single = answer["best_transport"]["income"] if answer["best_transport"] else 0
-        assert single == (reference["best_transport"]["income"] if reference["best_transport"] else 0)
+        assert single == (
+            reference["best_transport"]["income"] if reference["best_transport"] else 0
+        )
     else:
         assert answer["revenue"] >= reference["revenue"]
-    assert validate(position, {"transports": answer["plan"]})["revenue"] == answer["revenue"]
+    assert (
+        validate(position, {"transports": answer["plan"]})["revenue"]
+        == answer["revenue"]
+    )
     assert len(answer["plan"]) <= data["options"]["actions"]
 
 
@@ -103,7 +137,10 @@ def test_the_bound_is_never_below_the_best_plan(data):
     best = solve_plan(position, Limits())["revenue"]
     assert search.start_bound >= best
     for actions in range(1, data["options"]["actions"]):
-        fewer = solve_plan(load_position({**data, "options": {**data["options"], "actions": actions}}), Limits())
+        fewer = solve_plan(
+            load_position({**data, "options": {**data["options"], "actions": actions}}),
+            Limits(),
+        )
         assert search.relaxed.bound(search.start, actions) >= fewer["revenue"]
 
 
@@ -115,21 +152,34 @@ def test_a_state_does_not_depend_on_the_order_of_its_transports():
     search.prepare()
     moves = search.moves(search.start)
     first = moves[0]
-    other = next(m for m in moves if m.cube != first.cube and m.to != first.to and m.to_kind == "lc")
+    other = next(
+        m
+        for m in moves
+        if m.cube != first.cube and m.to != first.to and m.to_kind == "lc"
+    )
     one = search.after(search.after(search.start, first), other)
     two = search.after(search.after(search.start, other), first)
     assert one == two and hash(one) == hash(two)
     assert one.cubes != search.start.cubes
 
 
-@pytest.mark.parametrize("actions, revenue", [(4, 10), (5, 12), (6, 15), (7, 17), (8, 20)])
+@pytest.mark.parametrize(
+    "actions, revenue", [(4, 10), (5, 12), (6, 15), (7, 17), (8, 20)]
+)
 def test_the_issues_three_lcs_board(actions, revenue):
     """Issue 17's 3 x 3 board, three LCs, six cubes, level 3, where the
     reference's time grows tenfold an action from 6 actions on; the figures
     are checked against it by the slow test below."""
     answer = solve(fixture("xs-three-lcs", actions=actions))
-    assert (answer["status"], answer["revenue"], answer["bound"]) == ("optimal", revenue, revenue)
-    assert validate(fixture("xs-three-lcs", actions=actions), answer["plan"])["revenue"] == revenue
+    assert (answer["status"], answer["revenue"], answer["bound"]) == (
+        "optimal",
+        revenue,
+        revenue,
+    )
+    assert (
+        validate(fixture("xs-three-lcs", actions=actions), answer["plan"])["revenue"]
+        == revenue
+    )
 
 
 @pytest.mark.slow
@@ -150,7 +200,9 @@ def test_a_time_limit_holds_on_the_worst_board():
     assert waited < 0.2 + 0.5
     assert answer["revenue"] <= 34 <= answer["bound"]
     assert answer["revenue"] > 0
-    assert validate(data, {"transports": answer["plan"]})["revenue"] == answer["revenue"]
+    assert (
+        validate(data, {"transports": answer["plan"]})["revenue"] == answer["revenue"]
+    )
 
 
 @pytest.mark.slow
@@ -159,11 +211,39 @@ def test_the_worst_boards_optimum():
     assert (answer["status"], answer["revenue"]) == ("optimal", 34)
 
 
-@pytest.mark.parametrize("name, actions, revenue", [("xs-mesh-5x5", 8, 28), ("xs-seed-size-1", 4, 11),
-                                                    ("xs-seed-size-3", 4, 34)])
+@pytest.mark.parametrize(
+    "name, actions, revenue",
+    [("xs-mesh-5x5", 8, 28), ("xs-seed-size-1", 4, 11), ("xs-seed-size-3", 4, 34)],
+)
 def test_seed_size_boards(name, actions, revenue):
     """Figures of the new search; the reference search agrees (4 actions) or stops
     at its time limit below them (benchmarks/test_bench_xs.py)."""
     answer = solve(fixture(name, actions=actions))
-    assert (answer["status"], answer["revenue"], answer["bound"]) == ("optimal", revenue, revenue)
-    assert validate(fixture(name, actions=actions), answer["plan"])["revenue"] == revenue
+    assert (answer["status"], answer["revenue"], answer["bound"]) == (
+        "optimal",
+        revenue,
+        revenue,
+    )
+    assert (
+        validate(fixture(name, actions=actions), answer["plan"])["revenue"] == revenue
+    )
+
+
+def test_routecalc_solve_has_a_default_time_limit_and_keeps_to_one(capsys):
+    """The CLI's default limit (30 s, as the service's); a shorter one given
+    stops the worst board's solve with the best plan found."""
+    from routecalc.cli import DEFAULT_TIME_LIMIT, build_parser, main
+
+    assert (
+        build_parser().parse_args(["solve", "p.json"]).time_limit
+        == DEFAULT_TIME_LIMIT
+        == 30.0
+    )
+    started = time.process_time()
+    assert (
+        main(["solve", str(FIXTURES / "xs-seed-size-2.json"), "--time-limit", "0.2"])
+        == 0
+    )
+    answer = json.loads(capsys.readouterr().out)
+    assert time.process_time() - started < 0.2 + 1.0
+    assert answer["status"] == "feasible" and answer["revenue"] <= 34 <= answer["bound"]

@@ -36,11 +36,10 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import accumulate
+from typing import NamedTuple
 
 from ..board import Position
 from ..limits import Limits
-from typing import NamedTuple
-
 from ..rules.xs import (
     CARDS,
     DESTINATION_KINDS,
@@ -54,7 +53,6 @@ from ..rules.xs import (
 )
 from ..solvers.fast import Clock
 from .xs import Layer, Move, OutOfTime, Reach, XSSearch
-
 
 #: States expanded between two looks at the clock.
 CLOCK_EVERY = 64
@@ -97,7 +95,9 @@ class Relaxed:
     def __init__(self, walks: XSSearch, cubes: tuple[Cube, ...]):
         position, me = walks.position, walks.player
         nodes = position.nodes
-        layer = Layer(walks.trails, WHITE, frozenset(), forbidden=set())  # every unserved city, LC and port
+        layer = Layer(
+            walks.trails, WHITE, frozenset(), forbidden=set()
+        )  # every unserved city, LC and port
         self.kinds = layer.kinds
         self.nodes = nodes
         self.relays = [i for i, n in enumerate(nodes) if n.kind in DESTINATION_KINDS]
@@ -107,16 +107,33 @@ class Relaxed:
         for site in sites:
             reach = Reach((site, WHITE), layer.kinds)
             walks._walk(site, layer, reach)
-            paid[site] = {to: [_pays(reach, to, layer.kinds[to], me, card) for card in (None, *CARDS)]
-                          for to in reach.distances}
+            paid[site] = {
+                to: [
+                    _pays(reach, to, layer.kinds[to], me, card)
+                    for card in (None, *CARDS)
+                ]
+                for to in reach.distances
+            }
         #: the most a card adds to any transport's income, per card
-        self.card_gain = [max((p[c + 1] - p[0] for dest in paid.values() for p in dest.values()), default=0)
-                          for c in range(len(CARDS))]
+        self.card_gain = [
+            max(
+                (p[c + 1] - p[0] for dest in paid.values() for p in dest.values()),
+                default=0,
+            )
+            for c in range(len(CARDS))
+        ]
         #: plain incomes (0 where only a card reaches)
-        self._paid = {site: {to: p[0] for to, p in dest.items() if max(p)} for site, dest in paid.items()}
+        self._paid = {
+            site: {to: p[0] for to, p in dest.items() if max(p)}
+            for site, dest in paid.items()
+        }
         #: per site, the most a transport to an LC or port pays
-        self.to_relay = {site: max((v for to, v in dest.items() if self.kinds[to] != "city"), default=0)
-                         for site, dest in self._paid.items()}
+        self.to_relay = {
+            site: max(
+                (v for to, v in dest.items() if self.kinds[to] != "city"), default=0
+            )
+            for site, dest in self._paid.items()
+        }
         #: the most a transport from one LC or port to another pays
         self.relay_to_relay = max((self.to_relay[r] for r in self.relays), default=0)
         self._options: dict[Cube, list[tuple[int, int]]] = {}
@@ -132,14 +149,22 @@ class Relaxed:
         self._from_relays: dict[str, list[tuple[int, int]]] = {}
 
     def accepts(self, to: int, color: str) -> bool:
-        return self.kinds[to] != "city" or color == WHITE or self.nodes[to].color == color
+        return (
+            self.kinds[to] != "city" or color == WHITE or self.nodes[to].color == color
+        )
 
     def options(self, cube: Cube) -> list[tuple[int, int]]:
         """(income, destination) of the cube's relaxed transports, most paying first."""
         if cube not in self._options:
             node, color = cube
-            self._options[cube] = sorted(((v, to) for to, v in self._paid[node].items()
-                                          if self.accepts(to, color)), reverse=True)
+            self._options[cube] = sorted(
+                (
+                    (v, to)
+                    for to, v in self._paid[node].items()
+                    if self.accepts(to, color)
+                ),
+                reverse=True,
+            )
         return self._options[cube]
 
     def from_relays(self, color: str) -> list[tuple[int, int]]:
@@ -149,7 +174,9 @@ class Relaxed:
             for r in self.relays:
                 for v, to in self.options((r, color)):
                     best[to] = max(best.get(to, 0), v)
-            self._from_relays[color] = sorted(((v, to) for to, v in best.items()), reverse=True)
+            self._from_relays[color] = sorted(
+                ((v, to) for to, v in best.items()), reverse=True
+            )
         return self._from_relays[color]
 
     @staticmethod
@@ -178,18 +205,37 @@ class Relaxed:
         firsts = sorted((v for v, _ in state.firsts), reverse=True)[:actions]
         single = list(accumulate(firsts, initial=0))
         by_cube = single[-1]
-        relaying = [self.to_relay[node] for node, _ in state.cubes if self.to_relay[node]]
+        relaying = [
+            self.to_relay[node] for node, _ in state.cubes if self.to_relay[node]
+        ]
         relay_move = 0
         if relaying:
             relay_move = max(max(relaying), self.relay_to_relay)
             if actions >= 2:
-                chain = list(accumulate(sorted(relaying, reverse=True)[:actions // 2], initial=0))
-                last = max(self.best(self.from_relays(color), served)[0] for color in {c for _, c in state.cubes})
+                chain = list(
+                    accumulate(
+                        sorted(relaying, reverse=True)[: actions // 2], initial=0
+                    )
+                )
+                last = max(
+                    self.best(self.from_relays(color), served)[0]
+                    for color in {c for _, c in state.cubes}
+                )
                 middle = self.relay_to_relay
                 for h in range(1, len(chain)):
                     for later in range(h, actions - h + 1):  # moves from an LC or port
-                        s = max(min(actions - h - later, len(state.cubes) - h, len(single) - 1), 0)
-                        by_cube = max(by_cube, single[s] + chain[h] + h * last + (later - h) * middle)
+                        s = max(
+                            min(
+                                actions - h - later,
+                                len(state.cubes) - h,
+                                len(single) - 1,
+                            ),
+                            0,
+                        )
+                        by_cube = max(
+                            by_cube,
+                            single[s] + chain[h] + h * last + (later - h) * middle,
+                        )
         by_city = actions * relay_move
         total = 0
         deliveries = 0
@@ -200,8 +246,15 @@ class Relaxed:
                 deliveries += 1
                 total += v
                 by_city = max(by_city, total + (actions - deliveries) * relay_move)
-        held = sorted((gain for gain, count in zip(self.card_gain, state.cards) for _ in range(min(count, actions))
-                       if gain > 0), reverse=True)
+        held = sorted(
+            (
+                gain
+                for gain, count in zip(self.card_gain, state.cards)
+                for _ in range(min(count, actions))
+                if gain > 0
+            ),
+            reverse=True,
+        )
         return min(by_cube, by_city) + sum(held[:actions])
 
 
@@ -219,7 +272,9 @@ class PlanSearch:
         self.clock = clock
         self.player: Player = player(position)
         self.nodes = position.nodes
-        cubes = tuple(sorted((i, good) for i, n in enumerate(position.nodes) for good in n.goods))
+        cubes = tuple(
+            sorted((i, good) for i, n in enumerate(position.nodes) for good in n.goods)
+        )
         #: the start of the turn (made canonical by :meth:`prepare`)
         self.start = State(cubes, frozenset(), self.player.cards)
         #: the most one transport can earn, with the best card held
@@ -236,17 +291,32 @@ class PlanSearch:
     def prepare(self) -> None:
         """The relaxed walks behind the bound; the start state and its bound."""
         self.relaxed = Relaxed(self.walks, self.start.cubes)
-        firsts = tuple(self.relaxed.best(self.relaxed.options(c), frozenset()) for c in self.start.cubes)
-        self.start = self.canonical(self.start.cubes, firsts, frozenset(), self.start.cards)
-        self.start_bound = min(self.start_bound, self.relaxed.bound(self.start, self.player.actions))
+        firsts = tuple(
+            self.relaxed.best(self.relaxed.options(c), frozenset())
+            for c in self.start.cubes
+        )
+        self.start = self.canonical(
+            self.start.cubes, firsts, frozenset(), self.start.cards
+        )
+        self.start_bound = min(
+            self.start_bound, self.relaxed.bound(self.start, self.player.actions)
+        )
 
-    def canonical(self, cubes: tuple[Cube, ...], firsts: tuple[tuple[int, int], ...], served: frozenset[int],
-                  cards: tuple[int, int]) -> State:
+    def canonical(
+        self,
+        cubes: tuple[Cube, ...],
+        firsts: tuple[tuple[int, int], ...],
+        served: frozenset[int],
+        cards: tuple[int, int],
+    ) -> State:
         """The state without the cubes that can never move again (no relaxed
         destination, even with a card) and the served cities that matter to no cube left."""
         if any(to < 0 for _, to in firsts):
             live = [i for i, (_, to) in enumerate(firsts) if to >= 0]
-            cubes, firsts = tuple(cubes[i] for i in live), tuple(firsts[i] for i in live)
+            cubes, firsts = (
+                tuple(cubes[i] for i in live),
+                tuple(firsts[i] for i in live),
+            )
         if served:
             colors = {color for _, color in cubes}
             if WHITE not in colors:
@@ -257,8 +327,8 @@ class PlanSearch:
         """The state after ``move``; only the cubes whose best relaxed transport
         went to the city it serves look again."""
         i = state.cubes.index(move.cube)
-        cubes = list(state.cubes[:i] + state.cubes[i + 1:])
-        firsts = list(state.firsts[:i] + state.firsts[i + 1:])
+        cubes = list(state.cubes[:i] + state.cubes[i + 1 :])
+        firsts = list(state.firsts[:i] + state.firsts[i + 1 :])
         served = state.served
         relaxed = self.relaxed
         if move.to_kind == "city":
@@ -271,13 +341,21 @@ class PlanSearch:
             j = bisect_left(cubes, cube)
             cubes.insert(j, cube)
             firsts.insert(j, relaxed.best(relaxed.options(cube), served))
-        return self.canonical(tuple(cubes), tuple(firsts), served, use_card(state.cards, move.card))
+        return self.canonical(
+            tuple(cubes), tuple(firsts), served, use_card(state.cards, move.card)
+        )
+
+    def reach(self, cube: Cube, served: frozenset[int]) -> Reach:
+        """The reference's walks of ``cube``, ``served`` served."""
+        reach = self.walks.reach(cube[0], cube[1], served)
+        assert reach is not None  # walked when not yet cached
+        return reach
 
     def moves(self, state: State) -> list[Move]:
         """Every transport worth trying from ``state``, most paying first."""
         out: list[Move] = []
         for cube in dict.fromkeys(state.cubes):
-            out.extend(self.walks.reach(cube[0], cube[1], state.served).moves(self.player, state.cards))
+            out.extend(self.reach(cube, state.served).moves(self.player, state.cards))
         out.sort(key=lambda m: -m.income)
         return out
 
@@ -317,7 +395,9 @@ class PlanSearch:
             if exact and move.income + rest > best.value:
                 best = Entry(move.income + rest, True, move, following)
         if best.value <= cut:
-            self.memo[key] = Entry(cut if known is None else min(cut, known.value), False)
+            self.memo[key] = Entry(
+                cut if known is None else min(cut, known.value), False
+            )
             return self.memo[key].value, False
         self.memo[key] = best
         self._offer(state, actions)
@@ -341,8 +421,16 @@ class PlanSearch:
         return out
 
     def to_json(self, move: Move, state: State) -> dict:
-        cells = self.walks.reach(move.cube[0], move.cube[1], state.served).walks[(move.to, move.distance)]
-        return transport_json(self.walks.position, move.cube, cells, move.to, move.to_kind, move.card, move.income)
+        cells = self.reach(move.cube, state.served).walks[(move.to, move.distance)]
+        return transport_json(
+            self.walks.position,
+            move.cube,
+            cells,
+            move.to,
+            move.to_kind,
+            move.card,
+            move.income,
+        )
 
 
 def solve_plan(position: Position, limits: Limits) -> dict:
@@ -377,6 +465,10 @@ def solve_plan(position: Position, limits: Limits) -> dict:
         "plan": [search.to_json(move, state) for move, state in plan],
         "actions": actions,
         "solver": "18XS",
-        "stats": {"walk_steps": search.walks.steps, "states": len(search.memo), "expanded": search.expanded,
-                  "seconds": clock.seconds()},
+        "stats": {
+            "walk_steps": search.walks.steps,
+            "states": len(search.memo),
+            "expanded": search.expanded,
+            "seconds": clock.seconds(),
+        },
     }
