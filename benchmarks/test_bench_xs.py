@@ -10,7 +10,7 @@ answers ``feasible``. ``extra_info`` records the revenue, the status and the
 CPU seconds of the solve.
 
     .venv/bin/pytest benchmarks/test_bench_xs.py --benchmark-only
-    .venv/bin/python benchmarks/test_bench_xs.py      # the table: both searches, ratios, CPU seconds
+    .venv/bin/python benchmarks/test_bench_xs.py [LIMIT [BOARD:ACTIONS ...]]  # the table
 """
 
 from __future__ import annotations
@@ -96,4 +96,7 @@ def table(cases=CASES) -> None:
 
 
 if __name__ == "__main__":
-    table([(n, int(a)) for n, a in (arg.split(":") for arg in sys.argv[1:])] or CASES)
+    # arguments: the reference's time limit in seconds, then BOARD:ACTIONS cases (default: all)
+    if len(sys.argv) > 1:
+        REFERENCE_LIMIT = float(sys.argv[1])
+    table([(n, int(a)) for n, a in (arg.split(":") for arg in sys.argv[2:])] or CASES)
