@@ -19,8 +19,12 @@ best plan from each state is searched once.
   each action as the first move of a cube (at most the best single transport
   of that cube, with every city passable and no city served after this
   state), or as a later move of a cube that went to an LC or port: from
-  there, on to another LC or port, or one last move anywhere. A state whose
-  bound cannot beat what is already known is not searched.
+  there, on to another LC or port, or one last move anywhere; and, counted
+  by city, each delivery as going to a different unserved city. A state
+  whose bound cannot beat what is already known is not searched. Its walks
+  (from every node a cube may lie on) cost more than short plans take, so
+  the search starts with the plain bound (the best transport income per
+  action) and builds it after :data:`RELAX_AFTER` states.
 - **Memo entries under the bound**: a state searched against a floor (the
   income its plan must beat to matter) either finds its exact value or
   proves its value is at most that floor; the entry records which, and a
@@ -56,6 +60,9 @@ from .xs import Layer, Move, OutOfTime, Reach, XSSearch
 
 #: States expanded between two looks at the clock.
 CLOCK_EVERY = 64
+#: States expanded with the plain bound (actions times the best transport
+#: income) before the relaxed bound is worth its walks; short plans never need it.
+RELAX_AFTER = 16
 
 Cube = tuple[int, str]  # (node, colour)
 
@@ -275,12 +282,14 @@ class PlanSearch:
         cubes = tuple(
             sorted((i, good) for i, n in enumerate(position.nodes) for good in n.goods)
         )
-        #: the start of the turn (made canonical by :meth:`prepare`)
+        #: the start of the turn
         self.start = State(cubes, frozenset(), self.player.cards)
         #: the most one transport can earn, with the best card held
         self.top = self.walks.upper_bound()
         #: what the whole turn can earn at most (tightened by :meth:`prepare`)
         self.start_bound = self.player.actions * self.top
+        #: the relaxed bound, once :data:`RELAX_AFTER` states are expanded
+        self.relaxed: Relaxed | None = None
         self.memo: dict[tuple[State, int], Entry] = {}
         self.expanded = 0
         self.best_income = 0
@@ -288,19 +297,33 @@ class PlanSearch:
         self._path: list[tuple[Move, State]] = []
         self._path_income = 0
 
-    def prepare(self) -> None:
-        """The relaxed walks behind the bound; the start state and its bound."""
+    def prepare(self) -> Relaxed:
+        """The relaxed walks behind the bound; the bound of the whole turn."""
         self.relaxed = Relaxed(self.walks, self.start.cubes)
-        firsts = tuple(
-            self.relaxed.best(self.relaxed.options(c), frozenset())
-            for c in self.start.cubes
-        )
-        self.start = self.canonical(
-            self.start.cubes, firsts, frozenset(), self.start.cards
-        )
         self.start_bound = min(
-            self.start_bound, self.relaxed.bound(self.start, self.player.actions)
+            self.start_bound,
+            self.relaxed.bound(self.with_firsts(self.start), self.player.actions),
         )
+        return self.relaxed
+
+    def bound(self, state: State, actions: int) -> int:
+        relaxed = self.relaxed
+        if relaxed is None:
+            if self.expanded < RELAX_AFTER:
+                return actions * self.top
+            relaxed = self.prepare()
+        return relaxed.bound(self.with_firsts(state), actions)
+
+    def with_firsts(self, state: State) -> State:
+        """``state`` with its cubes' best relaxed transports (a state made
+        before the relaxed bound was, canonical now)."""
+        if self.relaxed is None or len(state.firsts) == len(state.cubes):
+            return state
+        relaxed = self.relaxed
+        firsts = tuple(
+            relaxed.best(relaxed.options(c), state.served) for c in state.cubes
+        )
+        return self.canonical(state.cubes, firsts, state.served, state.cards)
 
     def canonical(
         self,
@@ -326,21 +349,23 @@ class PlanSearch:
     def after(self, state: State, move: Move) -> State:
         """The state after ``move``; only the cubes whose best relaxed transport
         went to the city it serves look again."""
+        relaxed = self.relaxed
+        state = self.with_firsts(state)
         i = state.cubes.index(move.cube)
         cubes = list(state.cubes[:i] + state.cubes[i + 1 :])
         firsts = list(state.firsts[:i] + state.firsts[i + 1 :])
         served = state.served
-        relaxed = self.relaxed
         if move.to_kind == "city":
             served = served | {move.to}
             for j, (_, to) in enumerate(firsts):
-                if to == move.to:
+                if relaxed is not None and to == move.to:
                     firsts[j] = relaxed.best(relaxed.options(cubes[j]), served)
         else:
             cube = (move.to, move.cube[1])
             j = bisect_left(cubes, cube)
             cubes.insert(j, cube)
-            firsts.insert(j, relaxed.best(relaxed.options(cube), served))
+            if relaxed is not None:
+                firsts.insert(j, relaxed.best(relaxed.options(cube), served))
         return self.canonical(
             tuple(cubes), tuple(firsts), served, use_card(state.cards, move.card)
         )
@@ -374,7 +399,7 @@ class PlanSearch:
         if known is not None and (known.exact or known.value <= cut):
             return known.value, known.exact
         if known is None:
-            bound = self.relaxed.bound(state, actions)
+            bound = self.bound(state, actions)
             if bound <= cut:
                 self.memo[key] = Entry(bound, False)
                 return bound, False
@@ -441,7 +466,6 @@ def solve_plan(position: Position, limits: Limits) -> dict:
     status = "optimal"
     single: tuple[Move, State] | None = None
     try:
-        search.prepare()
         moves = search.moves(search.start)
         single = (moves[0], search.start) if moves else None
         search.value(search.start, actions, -1)
