@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from routecalc.api import solve, validate
+from routecalc.cli import DEFAULT_TIME_LIMIT, build_parser, main
 from routecalc.games.xs import solve_xs
 from routecalc.games.xs_plan import PlanSearch, solve_plan
 from routecalc.limits import Limits
@@ -191,15 +192,15 @@ def test_the_issues_three_lcs_board_against_the_reference(actions):
 def test_a_time_limit_holds_on_the_worst_board():
     """The seed-size board the new search takes longest on (seconds, 8
     actions): stopped after 0.2 s it answers the best plan found, feasible,
-    with a bound above the optimum (34, proven by the slow test below)."""
-    data = fixture("xs-seed-size-2", actions=8)
+    with a bound above the optimum (56, proven by the slow test below). The
+    elapsed-time checks are loose (a shared machine): a guard against a
+    search that ignores its limit, not a speed test."""
+    data = fixture("xs-seed-size-3", actions=8)
     started = time.process_time()
     answer = solve(data, time_limit=0.2)
-    waited = time.process_time() - started
-    assert answer["status"] == "feasible" and answer["stats"]["seconds"] < 0.2 + 0.5
-    assert waited < 0.2 + 0.5
-    assert answer["revenue"] <= 34 <= answer["bound"]
-    assert answer["revenue"] > 0
+    assert time.process_time() - started < 0.2 + 1.0
+    assert answer["status"] == "feasible" and answer["stats"]["seconds"] < 0.2 + 2.0
+    assert 0 < answer["revenue"] <= 56 <= answer["bound"]
     assert (
         validate(data, {"transports": answer["plan"]})["revenue"] == answer["revenue"]
     )
@@ -207,8 +208,8 @@ def test_a_time_limit_holds_on_the_worst_board():
 
 @pytest.mark.slow
 def test_the_worst_boards_optimum():
-    answer = solve(fixture("xs-seed-size-2", actions=8))
-    assert (answer["status"], answer["revenue"]) == ("optimal", 34)
+    answer = solve(fixture("xs-seed-size-3", actions=8))
+    assert (answer["status"], answer["revenue"]) == ("optimal", 56)
 
 
 @pytest.mark.parametrize(
@@ -232,8 +233,6 @@ def test_seed_size_boards(name, actions, revenue):
 def test_routecalc_solve_has_a_default_time_limit_and_keeps_to_one(capsys):
     """The CLI's default limit (30 s, as the service's); a shorter one given
     stops the worst board's solve with the best plan found."""
-    from routecalc.cli import DEFAULT_TIME_LIMIT, build_parser, main
-
     assert (
         build_parser().parse_args(["solve", "p.json"]).time_limit
         == DEFAULT_TIME_LIMIT
@@ -241,9 +240,12 @@ def test_routecalc_solve_has_a_default_time_limit_and_keeps_to_one(capsys):
     )
     started = time.process_time()
     assert (
-        main(["solve", str(FIXTURES / "xs-seed-size-2.json"), "--time-limit", "0.2"])
+        main(["solve", str(FIXTURES / "xs-seed-size-3.json"), "--time-limit", "0.2"])
         == 0
     )
     answer = json.loads(capsys.readouterr().out)
     assert time.process_time() - started < 0.2 + 1.0
-    assert answer["status"] == "feasible" and answer["revenue"] <= 34 <= answer["bound"]
+    assert (
+        answer["status"] == "feasible"
+        and 0 < answer["revenue"] <= 56 <= answer["bound"]
+    )

@@ -59,7 +59,7 @@ from ..solvers.fast import Clock
 from .xs import Layer, Move, OutOfTime, Reach, XSSearch
 
 #: States expanded between two looks at the clock.
-CLOCK_EVERY = 64
+CLOCK_EVERY = 16
 #: States expanded with the plain bound (actions times the best transport
 #: income) before the relaxed bound is worth its walks; short plans never need it.
 RELAX_AFTER = 16
