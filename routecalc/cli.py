@@ -19,6 +19,8 @@ from .solvers import DEFAULT_SOLVER, KERNEL_SOLVERS, SOLVERS, warm_up
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DEMO_FIXTURE = FIXTURES / "1830-late.json"
+#: seconds ``routecalc solve`` (and ``render --solve``) may take unless told otherwise (as the service's default)
+DEFAULT_TIME_LIMIT = 30.0
 
 
 def _load(path: str):
@@ -180,7 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="best routes for one or more positions")
     solve.add_argument("positions", nargs="+", metavar="POSITION.json")
     solve.add_argument("--solver", default=DEFAULT_SOLVER, choices=sorted(SOLVERS))
-    solve.add_argument("--time-limit", type=float, default=None, help="seconds")
+    solve.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT,
+                       help=f"seconds (default {DEFAULT_TIME_LIMIT:g}); a solve it stops answers the best found, "
+                            "status feasible")
     solve.add_argument("--route-limit", type=int, default=None, metavar="N",
                        help="routes enumerated per train at most (the answer may then be feasible, not optimal)")
     solve.add_argument("--progress", action="store_true", help="a progress bar on standard error for long solves")
@@ -202,7 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
     drawn.add_argument("--routes", metavar="ROUTES.json", help="draw these routes (validated and scored first)")
     drawn.add_argument("--solve", action="store_true", help="draw the best routes")
     render.add_argument("--solver", default=DEFAULT_SOLVER, choices=sorted(SOLVERS))
-    render.add_argument("--time-limit", type=float, default=None, help="seconds")
+    render.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT,
+                        help=f"seconds, with --solve (default {DEFAULT_TIME_LIMIT:g})")
     render.add_argument("-o", "--output", default="-", metavar="BOARD.svg", help="default: standard output")
     render.set_defaults(func=cmd_render)
 

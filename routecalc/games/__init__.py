@@ -16,7 +16,7 @@ from ..board import Position
 from ..graph import TrackGraph
 from ..limits import Limits
 from ..rules.xs import validate_xs
-from . import c2c, cuba, xs
+from . import c2c, cuba, xs_plan
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Question:
 
 
 QUESTIONS: dict[str, Question] = {
-    "18XS": Question(solve=xs.solve_xs, validate=validate_xs),
+    "18XS": Question(solve=xs_plan.solve_plan, validate=validate_xs),
     "18Cuba": Question(solve=cuba.solve_cuba, validate=cuba.validate_cuba),
     "18C2C-D": Question(finish=c2c.add_connect),
 }

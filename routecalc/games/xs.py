@@ -215,14 +215,16 @@ class Layer:
     """The trail map as a cube of one colour sees it, for one set of served
     cities: its destinations, the stops and exits its passing rule allows,
     the port hops, and the fewest steps from every entry to every destination
-    (along trails, ignoring the cells a walk has used)."""
+    (along trails, ignoring the cells a walk has used). ``forbidden``, where
+    given, replaces the nodes the passing rule forbids (empty: all passable)."""
 
     FAR = 1 << 20
 
-    def __init__(self, trails: Trails, color: str, served: frozenset[int]):
+    def __init__(self, trails: Trails, color: str, served: frozenset[int], forbidden: set[int] | None = None):
         self.trails = trails
         nodes = trails.position.nodes
-        forbidden = blocking(trails.position, color, served)
+        if forbidden is None:
+            forbidden = blocking(trails.position, color, served)
         self.kinds = {i: kind for i, n in enumerate(nodes) if (kind := destination_kind(n, color, served, i))}
         self.targets = list(self.kinds)
         self.target_no = {t: k for k, t in enumerate(self.targets)}

@@ -3,7 +3,9 @@
 There are no companies, tokens or trains. The question is the player's
 transport actions: which cube to move where. This module holds the rules
 (options, the trail map, what one transport may do and earns) and the
-validator; :mod:`routecalc.games.xs` holds the search.
+validator; :mod:`routecalc.games.xs_plan` holds the search that answers
+(over memoised turn states), :mod:`routecalc.games.xs` the plain reference
+search it is checked against and whose walks it uses.
 
 Rules as route-rules.md states them, and how this module reads what it and
 the seed leave open:
@@ -51,7 +53,7 @@ Answer of :func:`routecalc.api.solve`::
     {"game": "18XS", "revenue": 9, "status": "optimal", "bound": 9,
      "best_transport": {<transport>} or null,
      "plan": [<transport>, ...], "actions": 2, "solver": "18XS",
-     "stats": {"walk_steps": ..., "seconds": ...}}
+     "stats": {"walk_steps": ..., "states": ..., "expanded": ..., "seconds": ...}}
 
 where a transport is ``{"cube": {"cell": "A1", "color": "blue"}, "cells":
 ["A1", "A2", "B2"], "to": "B2", "to_kind": "city"|"lc"|"port", "distance":

@@ -1,0 +1,498 @@
+"""The 18XS turn plan by a search over turn states, memoised and bounded.
+
+The reference search (:mod:`routecalc.games.xs`) tries the transports of a
+plan in every order. But a turn's future depends only on its *state*: where
+each cube lies, which cities the turn has served, the bid cards left and the
+actions left. Many orders of the same transports reach one state; here the
+best plan from each state is searched once.
+
+- **States** are canonical: cubes that can never move again (no destination
+  within reach even with every city passable) are left out, and so are
+  served cities that no cube left can be delivered to or held up by (a
+  served pink city matters only to pink and white cubes). A state and the
+  actions left are the memo's key.
+- **Transports** come from the reference's walks: for a cube (node and
+  colour) and the served cities that matter to its colour, the longest walk
+  to each destination under each card, found once and shared by every state
+  that holds such a cube (identical cubes on one node share them too).
+- **The bound** on what ``k`` more actions can earn (:class:`Relaxed`) counts
+  each action as the first move of a cube (at most the best single transport
+  of that cube, with every city passable and no city served after this
+  state), or as a later move of a cube that went to an LC or port: from
+  there, on to another LC or port, or one last move anywhere; and, counted
+  by city, each delivery as going to a different unserved city. A state
+  whose bound cannot beat what is already known is not searched. Its walks
+  (from every node a cube may lie on) cost more than short plans take, so
+  the search starts with the plain bound (the best transport income per
+  action) and builds it after :data:`RELAX_AFTER` states.
+- **Memo entries under the bound**: a state searched against a floor (the
+  income its plan must beat to matter) either finds its exact value or
+  proves its value is at most that floor; the entry records which, and a
+  later visit with a lower floor searches it again.
+
+The time limit is checked while walking and every few states. When it stops
+the search, the answer is the best plan found (``status: feasible``) with a
+true bound: the bound of the start of the turn.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import NamedTuple
+
+from ..board import Position
+from ..limits import Limits
+from ..rules.xs import (
+    CARDS,
+    DESTINATION_KINDS,
+    WHITE,
+    Player,
+    TurnState,
+    income,
+    player,
+    transport_json,
+    use_card,
+)
+from ..solvers.fast import Clock
+from .xs import Layer, Move, OutOfTime, Reach, XSSearch
+
+#: States expanded between two looks at the clock.
+CLOCK_EVERY = 16
+#: States expanded with the plain bound (actions times the best transport
+#: income) before the relaxed bound is worth its walks; short plans never need it.
+RELAX_AFTER = 16
+
+Cube = tuple[int, str]  # (node, colour)
+
+
+@dataclass(frozen=True)
+class State:
+    """The turn after some transports, canonical (see the module docstring)."""
+
+    cubes: tuple[Cube, ...]  # sorted, one entry per cube
+    served: frozenset[int]  # cities served during the turn that still matter
+    cards: tuple[int, int]  # double_distance and as_level_8 cards left
+    #: per cube, its best relaxed transport (income, destination): derived, not part of the key
+    firsts: tuple[tuple[int, int], ...] = field(compare=False, hash=False, default=())
+
+
+class Entry(NamedTuple):
+    """What the search knows of a state: its exact value (and the first
+    transport of a best plan, and the state after it), or an upper bound."""
+
+    value: int
+    exact: bool
+    move: Move | None = None
+    after: State | None = None
+
+
+class Relaxed:
+    """Upper bounds on what transports can earn anywhere later in the turn.
+
+    A relaxed walk may pass every city (the passing rule is the only rule
+    that a served city relaxes), and its destinations are those of the
+    start of the turn less the cities served since; a walk of the turn is
+    a relaxed walk. One walk search per node where a cube lies or may come
+    to lie (its start, any LC or port) finds every destination's longest
+    distance under each card.
+    """
+
+    def __init__(self, walks: XSSearch, cubes: tuple[Cube, ...]):
+        position, me = walks.position, walks.player
+        nodes = position.nodes
+        layer = Layer(
+            walks.trails, WHITE, frozenset(), forbidden=set()
+        )  # every unserved city, LC and port
+        self.kinds = layer.kinds
+        self.nodes = nodes
+        self.relays = [i for i, n in enumerate(nodes) if n.kind in DESTINATION_KINDS]
+        sites = sorted({node for node, _ in cubes} | set(self.relays))
+        #: per site and destination, the plain income and that of each card
+        paid: dict[int, dict[int, list[int]]] = {}
+        for site in sites:
+            reach = Reach((site, WHITE), layer.kinds)
+            walks._walk(site, layer, reach)
+            paid[site] = {
+                to: [
+                    _pays(reach, to, layer.kinds[to], me, card)
+                    for card in (None, *CARDS)
+                ]
+                for to in reach.distances
+            }
+        #: the most a card adds to any transport's income, per card
+        self.card_gain = [
+            max(
+                (p[c + 1] - p[0] for dest in paid.values() for p in dest.values()),
+                default=0,
+            )
+            for c in range(len(CARDS))
+        ]
+        #: plain incomes (0 where only a card reaches)
+        self._paid = {
+            site: {to: p[0] for to, p in dest.items() if max(p)}
+            for site, dest in paid.items()
+        }
+        #: per site, the most a transport to an LC or port pays
+        self.to_relay = {
+            site: max(
+                (v for to, v in dest.items() if self.kinds[to] != "city"), default=0
+            )
+            for site, dest in self._paid.items()
+        }
+        #: the most a transport from one LC or port to another pays
+        self.relay_to_relay = max((self.to_relay[r] for r in self.relays), default=0)
+        self._options: dict[Cube, list[tuple[int, int]]] = {}
+        #: per city, the most a delivery there pays from any site, most paying first
+        colors = {color for _, color in cubes}
+        into: dict[int, int] = {}
+        for site in sites:
+            for color in colors:
+                for v, to in self.options((site, color)):
+                    if self.kinds[to] == "city":
+                        into[to] = max(into.get(to, 0), v)
+        self.into_city = sorted(((v, to) for to, v in into.items()), reverse=True)
+        self._from_relays: dict[str, list[tuple[int, int]]] = {}
+
+    def accepts(self, to: int, color: str) -> bool:
+        return (
+            self.kinds[to] != "city" or color == WHITE or self.nodes[to].color == color
+        )
+
+    def options(self, cube: Cube) -> list[tuple[int, int]]:
+        """(income, destination) of the cube's relaxed transports, most paying first."""
+        if cube not in self._options:
+            node, color = cube
+            self._options[cube] = sorted(
+                (
+                    (v, to)
+                    for to, v in self._paid[node].items()
+                    if self.accepts(to, color)
+                ),
+                reverse=True,
+            )
+        return self._options[cube]
+
+    def from_relays(self, color: str) -> list[tuple[int, int]]:
+        """(income, destination) of relaxed transports of a ``color`` cube from any LC or port."""
+        if color not in self._from_relays:
+            best: dict[int, int] = {}
+            for r in self.relays:
+                for v, to in self.options((r, color)):
+                    best[to] = max(best.get(to, 0), v)
+            self._from_relays[color] = sorted(
+                ((v, to) for to, v in best.items()), reverse=True
+            )
+        return self._from_relays[color]
+
+    @staticmethod
+    def best(options: list[tuple[int, int]], served: frozenset[int]) -> tuple[int, int]:
+        """The first of ``options`` to a destination not served ((0, -1): none,
+        the cube never moves again)."""
+        return next((o for o in options if o[1] not in served), (0, -1))
+
+    def bound(self, state: State, actions: int) -> int:
+        """The most ``actions`` more transports can earn from ``state``: the
+        less of two counts, plus what the cards held can add.
+
+        By cube: each action is the first move of a cube (at most its best
+        relaxed transport), or a later move of a cube that went to an LC or
+        port first (at most its best relaxed transport to one: a *chain*);
+        the last later move of a chain pays at most the best from any LC or
+        port, the others at most the best from one LC or port to another.
+        Singles and chains are taken from the best of each list
+        independently (a relaxation), never more of them than cubes.
+
+        By city: each delivery is to a different unserved city (at most the
+        best delivery there from any node a cube may lie on), each other
+        action to an LC or port.
+        """
+        served = state.served
+        firsts = sorted((v for v, _ in state.firsts), reverse=True)[:actions]
+        single = list(accumulate(firsts, initial=0))
+        by_cube = single[-1]
+        relaying = [
+            self.to_relay[node] for node, _ in state.cubes if self.to_relay[node]
+        ]
+        relay_move = 0
+        if relaying:
+            relay_move = max(max(relaying), self.relay_to_relay)
+            if actions >= 2:
+                chain = list(
+                    accumulate(
+                        sorted(relaying, reverse=True)[: actions // 2], initial=0
+                    )
+                )
+                last = max(
+                    self.best(self.from_relays(color), served)[0]
+                    for color in {c for _, c in state.cubes}
+                )
+                middle = self.relay_to_relay
+                for h in range(1, len(chain)):
+                    for later in range(h, actions - h + 1):  # moves from an LC or port
+                        s = max(
+                            min(
+                                actions - h - later,
+                                len(state.cubes) - h,
+                                len(single) - 1,
+                            ),
+                            0,
+                        )
+                        by_cube = max(
+                            by_cube,
+                            single[s] + chain[h] + h * last + (later - h) * middle,
+                        )
+        by_city = actions * relay_move
+        total = 0
+        deliveries = 0
+        for v, to in self.into_city:
+            if deliveries == min(actions, len(state.cubes)) or v <= relay_move:
+                break
+            if to not in served:
+                deliveries += 1
+                total += v
+                by_city = max(by_city, total + (actions - deliveries) * relay_move)
+        held = sorted(
+            (
+                gain
+                for gain, count in zip(self.card_gain, state.cards)
+                for _ in range(min(count, actions))
+                if gain > 0
+            ),
+            reverse=True,
+        )
+        return min(by_cube, by_city) + sum(held[:actions])
+
+
+def _pays(reach: Reach, to: int, kind: str, me: Player, card: str | None) -> int:
+    limit, level = me.limit_and_level(card)
+    d = reach.longest(to, limit)
+    return income(kind, d, level) if d else 0
+
+
+class PlanSearch:
+    """The best plan of a turn, from its first state."""
+
+    def __init__(self, position: Position, clock):
+        self.walks = XSSearch(position, clock)
+        self.clock = clock
+        self.player: Player = player(position)
+        self.nodes = position.nodes
+        cubes = tuple(
+            sorted((i, good) for i, n in enumerate(position.nodes) for good in n.goods)
+        )
+        #: the start of the turn
+        self.start = State(cubes, frozenset(), self.player.cards)
+        #: the most one transport can earn, with the best card held
+        self.top = self.walks.upper_bound()
+        #: what the whole turn can earn at most (tightened by :meth:`prepare`)
+        self.start_bound = self.player.actions * self.top
+        #: the relaxed bound, once :data:`RELAX_AFTER` states are expanded
+        self.relaxed: Relaxed | None = None
+        self.memo: dict[tuple[State, int], Entry] = {}
+        self.expanded = 0
+        self.best_income = 0
+        self.best_plan: list[tuple[Move, State]] = []
+        self._path: list[tuple[Move, State]] = []
+        self._path_income = 0
+
+    def prepare(self) -> Relaxed:
+        """The relaxed walks behind the bound; the bound of the whole turn."""
+        self.relaxed = Relaxed(self.walks, self.start.cubes)
+        self.start_bound = min(
+            self.start_bound,
+            self.relaxed.bound(self.with_firsts(self.start), self.player.actions),
+        )
+        return self.relaxed
+
+    def bound(self, state: State, actions: int) -> int:
+        relaxed = self.relaxed
+        if relaxed is None:
+            if self.expanded < RELAX_AFTER:
+                return actions * self.top
+            relaxed = self.prepare()
+        return relaxed.bound(self.with_firsts(state), actions)
+
+    def with_firsts(self, state: State) -> State:
+        """``state`` with its cubes' best relaxed transports (a state made
+        before the relaxed bound was, canonical now)."""
+        if self.relaxed is None or len(state.firsts) == len(state.cubes):
+            return state
+        relaxed = self.relaxed
+        firsts = tuple(
+            relaxed.best(relaxed.options(c), state.served) for c in state.cubes
+        )
+        return self.canonical(state.cubes, firsts, state.served, state.cards)
+
+    def canonical(
+        self,
+        cubes: tuple[Cube, ...],
+        firsts: tuple[tuple[int, int], ...],
+        served: frozenset[int],
+        cards: tuple[int, int],
+    ) -> State:
+        """The state without the cubes that can never move again (no relaxed
+        destination, even with a card) and the served cities that matter to no cube left."""
+        if any(to < 0 for _, to in firsts):
+            live = [i for i, (_, to) in enumerate(firsts) if to >= 0]
+            cubes, firsts = (
+                tuple(cubes[i] for i in live),
+                tuple(firsts[i] for i in live),
+            )
+        if served:
+            colors = {color for _, color in cubes}
+            if WHITE not in colors:
+                served = frozenset(s for s in served if self.nodes[s].color in colors)
+        return State(cubes, served, cards, firsts)
+
+    def after(self, state: State, move: Move) -> State:
+        """The state after ``move``; only the cubes whose best relaxed transport
+        went to the city it serves look again."""
+        relaxed = self.relaxed
+        state = self.with_firsts(state)
+        i = state.cubes.index(move.cube)
+        cubes = list(state.cubes[:i] + state.cubes[i + 1 :])
+        firsts = list(state.firsts[:i] + state.firsts[i + 1 :])
+        served = state.served
+        if move.to_kind == "city":
+            served = served | {move.to}
+            for j, (_, to) in enumerate(firsts):
+                if relaxed is not None and to == move.to:
+                    firsts[j] = relaxed.best(relaxed.options(cubes[j]), served)
+        else:
+            cube = (move.to, move.cube[1])
+            j = bisect_left(cubes, cube)
+            cubes.insert(j, cube)
+            if relaxed is not None:
+                firsts.insert(j, relaxed.best(relaxed.options(cube), served))
+        return self.canonical(
+            tuple(cubes), tuple(firsts), served, use_card(state.cards, move.card)
+        )
+
+    def reach(self, cube: Cube, served: frozenset[int]) -> Reach:
+        """The reference's walks of ``cube``, ``served`` served."""
+        reach = self.walks.reach(cube[0], cube[1], served)
+        assert reach is not None  # walked when not yet cached
+        return reach
+
+    def moves(self, state: State) -> list[Move]:
+        """Every transport worth trying from ``state``, most paying first."""
+        out: list[Move] = []
+        for cube in dict.fromkeys(state.cubes):
+            out.extend(self.reach(cube, state.served).moves(self.player, state.cards))
+        out.sort(key=lambda m: -m.income)
+        return out
+
+    def value(self, state: State, actions: int, floor: int) -> tuple[int, bool]:
+        """(v, True) where the best plan of ``actions`` more transports from
+        ``state`` earns v > ``floor``; else (u, False) with that best at most u <= floor.
+
+        The floor rises to what the plan must earn to beat the best plan
+        found; an improvement found below this state is this state's own
+        exact value, so the floor need not rise again while searching it."""
+        if actions == 0 or not state.cubes:
+            return 0, True
+        key = (state, actions)
+        cut = max(floor, self.best_income - self._path_income)
+        known = self.memo.get(key)
+        if known is not None and (known.exact or known.value <= cut):
+            return known.value, known.exact
+        if known is None:
+            bound = self.bound(state, actions)
+            if bound <= cut:
+                self.memo[key] = Entry(bound, False)
+                return bound, False
+        self.expanded += 1
+        if self.expanded % CLOCK_EVERY == 0 and self.clock.out_of_time():
+            raise OutOfTime
+        best = Entry(0, True)
+        for move in self.moves(state):
+            threshold = max(cut, best.value)
+            if move.income + (actions - 1) * self.top <= threshold:
+                break
+            following = self.after(state, move)
+            self._path.append((move, state))
+            self._path_income += move.income
+            rest, exact = self.value(following, actions - 1, threshold - move.income)
+            self._path_income -= move.income
+            self._path.pop()
+            if exact and move.income + rest > best.value:
+                best = Entry(move.income + rest, True, move, following)
+        if best.value <= cut:
+            self.memo[key] = Entry(
+                cut if known is None else min(cut, known.value), False
+            )
+            return self.memo[key].value, False
+        self.memo[key] = best
+        self._offer(state, actions)
+        return best.value, True
+
+    def _offer(self, state: State, actions: int) -> None:
+        """A best plan from ``state`` after the current path: the incumbent if it pays more."""
+        total = self._path_income + self.memo[(state, actions)].value
+        if total > self.best_income:
+            self.best_income = total
+            self.best_plan = list(self._path) + self.plan_from(state, actions)
+
+    def plan_from(self, state: State, actions: int) -> list[tuple[Move, State]]:
+        """The best plan from a state of exact value: each transport with the state it starts from."""
+        out = []
+        entry = self.memo.get((state, actions))
+        while entry is not None and entry.move is not None and entry.after is not None:
+            out.append((entry.move, state))
+            state, actions = entry.after, actions - 1
+            entry = self.memo.get((state, actions))
+        return out
+
+    def to_json(self, move: Move, state: State) -> dict:
+        cells = self.reach(move.cube, state.served).walks[(move.to, move.distance)]
+        return transport_json(
+            self.walks.position,
+            move.cube,
+            cells,
+            move.to,
+            move.to_kind,
+            move.card,
+            move.income,
+        )
+
+
+def solve_plan(position: Position, limits: Limits) -> dict:
+    """The answer of the 18XS module docstring (:mod:`routecalc.rules.xs`)."""
+    clock = Clock(limits.time_limit, limits.progress)
+    search = PlanSearch(position, clock)
+    actions = search.player.actions
+    status = "optimal"
+    single: tuple[Move, State] | None = None
+    try:
+        moves = search.moves(search.start)
+        single = (moves[0], search.start) if moves else None
+        search.value(search.start, actions, -1)
+    except OutOfTime:
+        status = "feasible"
+    plan = search.best_plan
+    if status == "feasible":
+        if single is None:  # the walks as far as they went
+            salvage = search.walks.moves(TurnState.initial(position), cached_only=True)
+            single = (salvage[0], search.start) if salvage else None
+        if single is not None and actions and single[0].income > search.best_income:
+            plan = [single]
+    revenue = sum(move.income for move, _ in plan)
+    bound = revenue if status == "optimal" else max(revenue, search.start_bound)
+    return {
+        "game": "18XS",
+        "revenue": revenue,
+        "status": status,
+        "bound": bound,
+        "best_transport": search.to_json(*single) if single else None,
+        "plan": [search.to_json(move, state) for move, state in plan],
+        "actions": actions,
+        "solver": "18XS",
+        "stats": {
+            "walk_steps": search.walks.steps,
+            "states": len(search.memo),
+            "expanded": search.expanded,
+            "seconds": clock.seconds(),
+        },
+    }
