@@ -9,7 +9,11 @@ Stops
     ``cell[s]`` (int32) cell number, ``category[s]`` (int8: 0 city, 1 town,
     2 offboard, as the rule set reads the node), ``groups[s]`` (uint64 bit
     set of ``groups`` values), ``flags[s]`` (uint8, bits ``END_ONLY``,
-    ``BLOCKED``, ``TOKEN``) for the operating company.
+    ``BLOCKED``, ``TOKEN``, and the game roles of :meth:`RuleSet.stop_roles`:
+    ``NO_STOP`` (the company's trains never stop there), ``HOME_END`` (its
+    routes have it only at an end), ``LOAD`` / ``UNLOAD`` (cargo picked up
+    there / delivered at a route's end there: a route that gains cargo is
+    not dominated by its sub-routes)) for the operating company.
 
 Track pieces
     Bit positions 0..P-1: first every path of every cell (``piece_kind``
@@ -52,6 +56,8 @@ from .board import End, Position
 from .errors import PositionError
 
 END_ONLY, BLOCKED, TOKEN = 1, 2, 4
+NO_STOP, HOME_END, LOAD, UNLOAD = 8, 16, 32, 64
+ROLE_FLAGS = {"no_stop": NO_STOP, "home_end": HOME_END, "load": LOAD, "unload": UNLOAD}
 CATEGORY_CODES = {"city": 0, "town": 1, "offboard": 2}
 CATEGORY_NAMES = ("city", "town", "offboard")
 PIECE_PATH, PIECE_CROSSING, PIECE_JUNCTION = 0, 1, 2
@@ -157,6 +163,8 @@ def compile_position(position: Position) -> TrackGraph:
         flags[s] = ((END_ONLY if rules.end_only(node) else 0)
                     | (BLOCKED if rules.blocked(node, position.company) else 0)
                     | (TOKEN if rules.has_token(node, position.company) else 0))
+        for role in rules.stop_roles(node, position):
+            flags[s] |= ROLE_FLAGS[role]
         for g in node.groups:
             groups[s] |= np.uint64(1) << np.uint64(group_bit[g])
 

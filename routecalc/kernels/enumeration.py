@@ -16,11 +16,14 @@ path, never reuses track, stop or group, never exceeds the train's limits),
 so each one is priced by :func:`~.payment.pay`. A route is kept
 only when it earns more than every route on its stack below it: those are
 sub-routes (a subset of its track), so a kept sub-route dominates it in any
-combination. The search writes kept routes into preallocated buffers and
-returns FULL when they run out, PAUSED after ``budget`` steps, LIMIT after
-``route_limit`` kept routes; it resumes from its :class:`DfsState` where it
-stopped, so the caller can grow buffers, watch the clock and report
-progress between calls.
+combination. Cargo (``LOAD`` / ``UNLOAD`` stop flags, 18Cuba's sugar) is
+the exception: a route that picks up cargo it can deliver, where its
+sub-routes could not, is compared only with the sub-routes that carry the
+same (those on the stack since the cargo changed). The search writes kept
+routes into preallocated buffers and returns FULL when they run out, PAUSED
+after ``budget`` steps, LIMIT after ``route_limit`` kept routes; it resumes
+from its :class:`DfsState` where it stopped, so the caller can grow
+buffers, watch the clock and report progress between calls.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..graph import BLOCKED, END_ONLY
+from ..graph import BLOCKED, END_ONLY, LOAD, UNLOAD
 from .payment import pay, pay_work
 
 DONE, PAUSED, FULL, LIMIT = 0, 1, 2, 3
@@ -279,10 +282,21 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit):
         stats[1] += 1
         e = d + 1
         revenue = pay(e + 1, pt, work)
-        best[e] = best[d]
+        beat = best[d]
+        role = flags[stop[e]]
+        if role & (LOAD | UNLOAD):
+            # does the cargo the route can deliver change here?
+            loads = False
+            unloads = False
+            for j in range(e):
+                loads |= (flags[stop[j]] & LOAD) != 0
+                unloads |= (flags[stop[j]] & UNLOAD) != 0
+            if (role & LOAD and unloads) or (role & UNLOAD and loads and not unloads):
+                beat = -1
+        best[e] = beat
         if revenue >= 0:
             stats[0] += 1
-        if revenue > best[d]:
+        if revenue > beat:
             best[e] = revenue
             r = out_used[0]
             at = out_used[1]

@@ -97,6 +97,14 @@ class RuleSet:
         return (node.type == "city" and node.slots > 0 and all(t is not None for t in node.tokens)
                 and company not in node.tokens)
 
+    def stop_roles(self, node: "Node", position: "Position") -> frozenset[str]:
+        """Game roles of a stop for the operating company, which the compiled
+        graph holds as flags for the route kernels: ``no_stop`` (its trains
+        never stop there), ``home_end`` (its routes have it only at an end),
+        ``load`` / ``unload`` (cargo picked up there / delivered at a route's
+        end there). The generic rules give none."""
+        return frozenset()
+
     def stop_value(self, node: "Node", train: Train, position: "Position") -> int:
         return node.revenue.value(position.phase_colors, diesel=train.diesel)
 

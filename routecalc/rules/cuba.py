@@ -203,6 +203,26 @@ class CubaRules(RuleSet):
         """Blocked unless the company ignores one of its FC tokens."""
         return super().blocked(node, company) and FC in node.tokens
 
+    def stop_roles(self, node: Node, position: Position) -> frozenset[str]:
+        """The route rules the kernels read from the graph: a major never
+        stops at a sugar field; a minor stops only at its own mill, at an end,
+        and at sugar fields; with wagons, mills with cubes load and harbors
+        unload (a route reaching a harbor with no more revenue may carry more)."""
+        roles: set[str] = set()
+        if any(t.gauge == "narrow" for t in position.trains):
+            if node.kind == "mill" and position.company in node.tokens:
+                roles.add("home_end")
+            elif node.kind != "sugar":
+                roles.add("no_stop")
+        elif node.kind == "sugar":
+            roles.add("no_stop")
+        elif position.options.get("wagons") or any(t.wagon for t in position.trains):
+            if node.kind == "mill" and position.options.get("sugar", {}).get(node.id, 0) > 0:
+                roles.add("load")
+            elif node.kind == "harbor":
+                roles.add("unload")
+        return frozenset(roles)
+
 
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0

@@ -1,0 +1,332 @@
+"""The coupled choice of 18Cuba as a numba branch and bound.
+
+One listed route or none per train, track-disjoint, maximising
+
+    routes' revenue + 30 x cubes delivered - fee x FC cities paid (+ machines)
+
+where the cubes are a maximum flow from the mills' shared supply to the
+wagons of harbor-ending trains (over every assignment of the pool's wagons)
+and the paid cities the cheapest cover (a ``+`` train ignores one FC city
+it passes for free, which frees the city when every train passing it does).
+
+Each train's routes are sorted by potential: revenue plus the most sugar
+its best wagon could carry from the mills it passes. A node's value is the
+exact value of the routes chosen so far (valid on its own: the other trains
+may run nothing); no completion beats that value plus the potentials of the
+best routes left to the later trains, since revenue adds up, each later
+train carries at most its potential's sugar and the fee cover only grows.
+Identical trains (same routes, same wagon) take routes in list order.
+
+The search is resumable: it returns PAUSED after ``budget`` nodes with its
+stack in :class:`ChoiceState`, so the caller watches the clock, reports
+progress and counts the work (the auto choice of :mod:`.cuba_coupled`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+DONE, PAUSED = 0, 1
+
+
+class ChoiceLists(NamedTuple):
+    """Per train (in search order) its routes sorted by potential, concatenated."""
+
+    mask: np.ndarray  # uint64[R, W]
+    revenue: np.ndarray  # int64[R]
+    potential: np.ndarray  # int64[R]
+    mills: np.ndarray  # uint64[R]
+    fc: np.ndarray  # uint64[R]
+    offset: np.ndarray  # int64[n]
+    count: np.ndarray  # int64[n]
+    same: np.ndarray  # bool[n]: identical to train i - 1
+    own: np.ndarray  # int64[n]: the train's own wagon (0: none)
+    plus: np.ndarray  # bool[n]: ignores one FC city free
+    supply: np.ndarray  # int64[M]
+    pool: np.ndarray  # int64[P]: wagons to assign
+    fee: int
+    machines: int
+    cube: int
+
+
+class ChoiceState(NamedTuple):
+    level: np.ndarray  # [i]: the train being decided (-1: done)
+    next_r: np.ndarray  # int64[n]: next list index; count: the "none" branch; count + 1: done
+    chosen: np.ndarray  # int64[n]: row (into the lists) or -1
+    used: np.ndarray  # uint64[n + 1, W]
+    value: np.ndarray  # int64[n + 1]: exact value of the choice before train i
+    best: np.ndarray  # [best value]
+    choice: np.ndarray  # int64[n]: best rows (-1: none)
+    nodes: np.ndarray  # [nodes]
+
+
+def new_state(lists: ChoiceLists, start: int = 0) -> ChoiceState:
+    """A fresh search; ``start``: an incumbent value it must beat."""
+    n, words = len(lists.count), lists.mask.shape[1]
+    return ChoiceState(np.zeros(1, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64),
+                       np.zeros((n + 1, words), np.uint64), np.zeros(n + 1, np.int64),
+                       np.full(1, start, np.int64), np.full(n, -1, np.int64), np.zeros(1, np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _popcount(x):
+    c = 0
+    while x:
+        x &= x - np.uint64(1)
+        c += 1
+    return c
+
+
+@njit(cache=True, nogil=True)
+def _max_flow(caps, mills, supply):
+    """Most cubes from the mills (``supply``) to trains (``caps``, ``mills`` a
+    bit set each): augmenting paths, one cube at a time (supplies are small)."""
+    n, m = len(caps), len(supply)
+    flow = np.zeros((n, m), np.int64)
+    left = supply.copy()
+    load = np.zeros(n, np.int64)
+    parent_t = np.zeros(n, np.int64)
+    parent_m = np.zeros(n, np.int64)
+    seen = np.zeros(n, np.bool_)
+    queue = np.zeros(n, np.int64)
+    total = 0
+    for t in range(n):
+        while load[t] < caps[t]:
+            seen[:] = False
+            seen[t] = True
+            queue[0] = t
+            head, tail = 0, 1
+            end_t, end_m = -1, -1
+            while head < tail and end_t < 0:
+                u = queue[head]
+                head += 1
+                for k in range(m):
+                    if not (mills[u] >> np.uint64(k)) & np.uint64(1):
+                        continue
+                    if left[k] > 0:
+                        end_t, end_m = u, k
+                        break
+                    for v in range(n):
+                        if not seen[v] and flow[v, k] > 0:
+                            seen[v] = True
+                            parent_t[v], parent_m[v] = u, k
+                            queue[tail] = v
+                            tail += 1
+            if end_t < 0:
+                break
+            left[end_m] -= 1
+            flow[end_t, end_m] += 1
+            v = end_t
+            while v != t:  # v gave a cube of parent_m[v] to parent_t[v]
+                flow[v, parent_m[v]] -= 1
+                flow[parent_t[v], parent_m[v]] += 1
+                v = parent_t[v]
+            load[t] += 1
+            total += 1
+    return total
+
+
+@njit(cache=True, nogil=True)
+def sugar_cubes(own, mills, supply, pool):
+    """Most cubes the trains (own wagon, mills carried from) deliver, over
+    every assignment of the pool's wagons to trains without one (one each)."""
+    n, p = len(own), len(pool)
+    takers = np.zeros(n, np.int64)
+    k = 0
+    for t in range(n):
+        if own[t] == 0 and mills[t] != 0:
+            takers[k] = t
+            k += 1
+    # most any assignment could give: each train's best wagon, the supply it reaches
+    reach = np.uint64(0)
+    for t in range(n):
+        reach |= mills[t]
+    reachable = 0
+    for m in range(len(supply)):
+        if (reach >> np.uint64(m)) & np.uint64(1):
+            reachable += supply[m]
+    caps = own.copy()
+    best = -1
+    digits = np.zeros(p, np.int64)  # pool wagon j goes to takers[digits[j] - 1], 0: none
+    while True:
+        ok = True
+        for t in range(n):
+            caps[t] = own[t]
+        for j in range(p):
+            if digits[j]:
+                t = takers[digits[j] - 1]
+                if caps[t]:
+                    ok = False
+                    break
+                caps[t] = pool[j]
+        if ok:
+            cubes = _max_flow(caps, mills, supply)
+            if cubes > best:
+                best = cubes
+                if best >= reachable:
+                    return best
+        j = 0
+        while j < p:
+            digits[j] += 1
+            if digits[j] <= k:
+                break
+            digits[j] = 0
+            j += 1
+        if j == p:
+            return best
+
+
+@njit(cache=True, nogil=True)
+def fees_paid(fc, plus):
+    """Fewest FC cities to pay for: each ``+`` train may ignore one city it
+    passes; a city is free when every train passing it ignores it."""
+    n = len(fc)
+    passed = np.uint64(0)
+    for t in range(n):
+        passed |= fc[t]
+    total = _popcount(passed)
+    if total == 0:
+        return 0
+    choosers = np.zeros(n, np.int64)
+    k = 0
+    for t in range(n):
+        if plus[t] and fc[t] != 0:
+            choosers[k] = t
+            k += 1
+    if k == 0:
+        return total
+    digits = np.zeros(k, np.int64)  # chooser j ignores its digits[j]-th city (0: none)
+    best = total
+    while True:
+        freed = passed
+        for j in range(k):
+            t = choosers[j]
+            pick = np.uint64(0)
+            if digits[j]:
+                x, d = fc[t], digits[j]
+                while d > 1:
+                    x &= x - np.uint64(1)
+                    d -= 1
+                pick = x & (~x + np.uint64(1))
+            # cities this train passes stay paid unless it ignores them
+            freed &= ~(fc[t] & ~pick)
+        for t in range(n):
+            if not (plus[t] and fc[t] != 0):
+                freed &= ~fc[t]
+        paid = total - _popcount(freed)
+        if paid < best:
+            best = paid
+        j = 0
+        while j < k:
+            digits[j] += 1
+            if digits[j] <= _popcount(fc[choosers[j]]):
+                break
+            digits[j] = 0
+            j += 1
+        if j == k:
+            return best
+
+
+@njit(cache=True, nogil=True)
+def choice_value(lists, rows):
+    """Exact value of running these rows (-1: the train runs nothing)."""
+    n = len(rows)
+    own = np.zeros(n, np.int64)
+    mills = np.zeros(n, np.uint64)
+    fc = np.zeros(n, np.uint64)
+    plus = np.zeros(n, np.bool_)
+    revenue = 0
+    runs = 0
+    for t in range(n):
+        r = rows[t]
+        if r < 0:
+            continue
+        own[runs] = lists.own[t]
+        mills[runs] = lists.mills[r]
+        fc[runs] = lists.fc[r]
+        plus[runs] = lists.plus[t]
+        revenue += lists.revenue[r]
+        runs += 1
+    if runs == 0:
+        return 0
+    cubes = 0
+    if len(lists.supply):
+        cubes = sugar_cubes(own[:runs], mills[:runs], lists.supply, lists.pool)
+    paid = fees_paid(fc[:runs], plus[:runs]) if lists.fee else 0
+    return revenue + lists.cube * cubes - lists.fee * paid + lists.machines
+
+
+@njit(cache=True, nogil=True)
+def search(lists, st, budget):
+    """Run the branch and bound on from ``st``; returns DONE or PAUSED."""
+    mask, potential, offset, count, same = lists.mask, lists.potential, lists.offset, lists.count, lists.same
+    level, next_r, chosen, used, value, best, choice, nodes = st.level, st.next_r, st.chosen, st.used, \
+        st.value, st.best, st.choice, st.nodes
+    n = len(count)
+    words = mask.shape[1]
+    # no later trains earn more than their best potentials (and the machines once)
+    rest = np.zeros(n + 1, np.int64)
+    for i in range(n - 1, -1, -1):
+        rest[i] = rest[i + 1] + (potential[offset[i]] if count[i] else 0)
+    stop_at = nodes[0] + budget
+    while True:
+        i = level[0]
+        if i < 0:
+            return DONE
+        if nodes[0] >= stop_at:
+            return PAUSED
+        r = next_r[i]
+        c = count[i]
+        ran = False
+        for j in range(i):
+            ran |= chosen[j] >= 0
+        base = value[i] if ran else lists.machines  # the machines count once, when a train runs
+        if r < c and i > 0 and same[i]:
+            # identical trains take routes in list order; after one that runs nothing, none runs
+            lo = chosen[i - 1] - offset[i - 1] + 1 if chosen[i - 1] >= 0 else c
+            if r < lo:
+                r = lo
+                next_r[i] = r
+                continue
+        if r < c:
+            row = offset[i] + r
+            if base + potential[row] + rest[i + 1] <= best[0]:
+                next_r[i] = c  # the rest of the sorted list is no better
+                continue
+            next_r[i] = r + 1
+            clash = False
+            for w in range(words):
+                if mask[row, w] & used[i, w]:
+                    clash = True
+                    break
+            if clash:
+                continue
+        elif r == c:
+            next_r[i] = c + 1  # train i runs nothing
+            if i + 1 == n or base + rest[i + 1] <= best[0]:
+                continue
+            row = -1
+        else:
+            level[0] = i - 1
+            continue
+        nodes[0] += 1
+        chosen[i] = row
+        v = value[i]
+        if row >= 0:
+            for j in range(i + 1, n):
+                chosen[j] = -1
+            v = choice_value(lists, chosen)
+            ran = True
+            if v > best[0]:
+                best[0] = v
+                for j in range(n):
+                    choice[j] = chosen[j] if j <= i else -1
+        if i + 1 < n and (v if ran else lists.machines) + rest[i + 1] > best[0]:
+            for w in range(words):
+                used[i + 1, w] = used[i, w] | (mask[row, w] if row >= 0 else np.uint64(0))
+            value[i + 1] = v
+            next_r[i + 1] = 0
+            level[0] = i + 1

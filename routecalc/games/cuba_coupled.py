@@ -1,0 +1,180 @@
+"""18Cuba's answer: routes from the numba kernels, the coupled choice by
+branch and bound or CP-SAT.
+
+The routes come from :mod:`.cuba_routes`. The choice of one route per train
+with the wagons, the sugar flow and the FC fees is first searched by the
+numba branch and bound of :mod:`.cuba_choice`, whose bound is tight when
+the sugar potentials and fees of the best routes are nearly earned. When it
+has not finished within ``CHOICE_NODES`` nodes (counted work, never the
+clock), the choice goes to the CP-SAT model of :mod:`.cuba_cpsat` over the
+listed routes, seeded with the best choice found and given only the routes
+that could still beat it. The answer's ``solver`` says which path answered
+(``cuba-bb`` or ``cuba-cpsat``) and ``stats`` why.
+
+A time limit stops either part with status ``feasible`` and a true bound.
+The chosen routes are checked once more by the reference search's route
+rules and scoring (:class:`~routecalc.games.cuba.Game`): the kernels and the
+reference must agree on every figure.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..board import Position
+from ..limits import Limits
+from ..routes import Route
+from ..rules.cuba import CUBE_INCOME, FC, is_plus
+from ..solvers.fast import Clock, ceiling, rebuild
+from ..scoring import pay_table
+from . import cuba_choice as bb
+from .cuba_routes import CubaRoutes, CubaStops, list_routes
+
+from .cuba import Game, fc_income  # the reference: answer form and scoring
+
+#: Branch-and-bound nodes between two looks at the clock.
+CHUNK = 20_000
+#: Nodes the branch and bound may take before the choice goes to CP-SAT.
+CHOICE_NODES = 400_000
+
+
+def solve_cuba_coupled(position, limits) -> dict:
+    """The best 18Cuba answer of the operating company."""
+    clock = Clock(limits.time_limit, limits.progress)
+    if position.company == FC:
+        return fc_income(position)
+    game = Game(position)
+    graph = game.graph
+    stops = CubaStops.of(graph)
+    tables, listed = list_routes(graph, stops, limits.route_limit, clock)
+    lists, order, sorts = choice_lists(game, stops, listed)
+    complete = all(found.found.complete for found in listed)
+    state = bb.new_state(lists)
+    status = bb.PAUSED
+    while not clock.out_of_time():
+        status = bb.search(lists, state, CHUNK)
+        if status == bb.DONE or int(state.nodes[0]) >= CHOICE_NODES:
+            break
+        clock.report(0.5 + 0.5 * _share(lists, state))
+    rows = [int(r) for r in state.choice]
+    stats = {"routes_enumerated": sum(f.found.enumerated for f in _distinct(listed)),
+             "routes_kept": sum(f.count for f in _distinct(listed)), "nodes": int(state.nodes[0])}
+    if status == bb.DONE:
+        bound, solver = int(state.best[0]), "cuba-bb"
+        why = f"branch and bound finished in {stats['nodes']:,} nodes"
+    else:
+        bound = _static_bound(lists)
+        solver = "cuba-bb"
+        why = "the time limit stopped the branch and bound"
+        if not clock.out_of_time():
+            from .cuba_cpsat import solve_choice
+            left = None if limits.time_limit is None else max(0.01, limits.time_limit - clock.seconds())
+            rows, bound, cp_stats = solve_choice(lists, rows, int(state.best[0]), left)
+            stats.update(cp_stats)
+            solver = "cuba-cpsat"
+            why = (f"branch and bound unfinished after {CHOICE_NODES:,} nodes: CP-SAT over the "
+                   f"{cp_stats['routes_modelled']:,} routes that could beat its {int(state.best[0])}")
+    runs = []
+    for i, row in enumerate(rows):
+        if row < 0:
+            continue
+        t = order[i]
+        found = listed[t]
+        k = int(sorts[i][row - int(lists.offset[i])])
+        route_stops, conns = rebuild(graph, found.found.buffer, found.walk_row(k))
+        runs.append(game.cuba_route(Route(t, route_stops, conns)))
+    extras = game.score_choice(runs)
+    value = int(bb.choice_value(lists, np.array(rows, np.int64)))
+    if extras.value != value:
+        raise AssertionError(f"the kernels value an 18Cuba choice {value}, the reference {extras.value}")
+    if not complete:
+        wagons = [t.wagon for t in position.trains if t.wagon] + game.pool
+        bound = max(bound, sum(ceiling(pay_table(t, graph, [])) for t in tables) + game.machines
+                    + CUBE_INCOME * min(int(stops.supply.sum()), sum(wagons)))
+    bound = max(bound, extras.value)
+    out = game.answer(runs, extras)
+    if clock.reported:
+        clock.report(1.0)
+    out.update(status="optimal" if bound == extras.value else "feasible", bound=int(bound), solver=solver,
+               stats={**stats, "auto": {"solver": solver, "why": why}, "seconds": clock.seconds()})
+    return out
+
+
+def choice_lists(game: Game, stops: CubaStops, listed: list[CubaRoutes]
+                 ) -> tuple[bb.ChoiceLists, list[int], list[np.ndarray]]:
+    """The branch and bound's lists: trains richest first, identical ones side
+    by side; each train's routes sorted by potential (revenue + the most
+    sugar its best wagon carries from the mills it passes). Also the trains'
+    order and, per train in that order, the listing's number of each route."""
+    position = game.position
+    trains = position.trains
+    wagons = game.pool
+    sugar = len(stops.mills) > 0 and (any(t.wagon for t in trains) or bool(wagons))
+    supply_of = _supply_of(stops)
+    per_train = []
+    for t, found in enumerate(listed):
+        best_wagon = trains[t].wagon or (max(wagons) if wagons else 0)
+        cubes = np.minimum(best_wagon, supply_of(found.mills)) if sugar else np.zeros(found.count, np.int64)
+        potential = found.revenue + CUBE_INCOME * cubes
+        per_train.append((potential, np.argsort(-potential, kind="stable")))
+    kinds = list(dict.fromkeys(id(f) for f in listed))
+    order = sorted(range(len(listed)), key=lambda t: (-int(per_train[t][0].max(initial=0)),
+                                                       kinds.index(id(listed[t])), trains[t].wagon, t))
+    parts = {name: [] for name in ("mask", "revenue", "potential", "mills", "fc")}
+    offset, count, same = [], [], []
+    at = 0
+    for i, t in enumerate(order):
+        found, (potential, sort) = listed[t], per_train[t]
+        parts["mask"].append(found.mask[sort])
+        parts["revenue"].append(found.revenue[sort])
+        parts["potential"].append(potential[sort])
+        parts["mills"].append(found.mills[sort] if sugar else np.zeros(found.count, np.uint64))
+        parts["fc"].append(found.fc[sort])
+        offset.append(at)
+        count.append(found.count)
+        at += found.count
+        prev = order[i - 1] if i else -1
+        same.append(i > 0 and listed[prev] is found and trains[prev].wagon == trains[t].wagon)
+    words = graph_words(listed)
+    lists = bb.ChoiceLists(
+        np.ascontiguousarray(np.concatenate(parts["mask"]) if at else np.zeros((0, words), np.uint64)),
+        *(np.concatenate(parts[k]).astype(np.uint64 if k in ("mills", "fc") else np.int64) if at else
+          np.zeros(0, np.uint64 if k in ("mills", "fc") else np.int64) for k in ("revenue", "potential", "mills", "fc")),
+        np.array(offset, np.int64), np.array(count, np.int64), np.array(same, np.bool_),
+        np.array([trains[t].wagon for t in order], np.int64), np.array([is_plus(trains[t]) for t in order], np.bool_),
+        stops.supply if sugar else np.zeros(0, np.int64), np.array(wagons if sugar else [], np.int64),
+        int(game.fee) if stops.fc else 0, int(game.machines), CUBE_INCOME)
+    return lists, order, [per_train[t][1] for t in order]
+
+
+def graph_words(listed: list[CubaRoutes]) -> int:
+    return listed[0].found.mask.shape[1] if listed else 1
+
+
+def _supply_of(stops: CubaStops):
+    supply = stops.supply
+
+    def total(mills: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(mills), np.int64)
+        for i, cubes in enumerate(supply):
+            out += np.where((mills >> np.uint64(i)) & np.uint64(1), cubes, 0)
+        return out
+    return total
+
+
+def _distinct(listed: list[CubaRoutes]) -> list[CubaRoutes]:
+    return list({id(f): f for f in listed}.values())
+
+
+def _share(lists: bb.ChoiceLists, state: bb.ChoiceState) -> float:
+    if not len(lists.count) or not lists.count[0]:
+        return 0.0
+    return min(int(state.next_r[0]) / (int(lists.count[0]) + 1), 1.0)
+
+
+def _static_bound(lists: bb.ChoiceLists) -> int:
+    """No choice earns more: each train's best potential, the machines once."""
+    tops = [int(lists.potential[o]) for o, c in zip(lists.offset, lists.count) if c]
+    return sum(tops) + (lists.machines if tops else 0)
