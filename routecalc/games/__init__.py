@@ -16,7 +16,7 @@ from ..board import Position
 from ..graph import TrackGraph
 from ..limits import Limits
 from ..rules.xs import validate_xs
-from . import c2c, cuba, xs_plan
+from . import c2c, cuba, cuba_coupled, xs_plan
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Question:
 
 QUESTIONS: dict[str, Question] = {
     "18XS": Question(solve=xs_plan.solve_plan, validate=validate_xs),
-    "18Cuba": Question(solve=cuba.solve_cuba, validate=cuba.validate_cuba),
+    "18Cuba": Question(solve=cuba_coupled.solve_cuba_coupled, validate=cuba.validate_cuba),
     "18C2C-D": Question(finish=c2c.add_connect),
 }
 

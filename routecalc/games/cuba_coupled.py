@@ -19,20 +19,17 @@ reference must agree on every figure.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ..board import Position
 from ..limits import Limits
 from ..routes import Route
 from ..rules.cuba import CUBE_INCOME, FC, is_plus
-from ..solvers.fast import Clock, ceiling, rebuild
 from ..scoring import pay_table
+from ..solvers.fast import Clock, ceiling, rebuild
 from . import cuba_choice as bb
-from .cuba_routes import CubaRoutes, CubaStops, list_routes
-
 from .cuba import Game, fc_income  # the reference: answer form and scoring
+from .cuba_routes import CubaRoutes, CubaStops, list_routes
 
 #: Branch-and-bound nodes between two looks at the clock.
 CHUNK = 20_000
@@ -40,8 +37,9 @@ CHUNK = 20_000
 CHOICE_NODES = 400_000
 
 
-def solve_cuba_coupled(position, limits) -> dict:
-    """The best 18Cuba answer of the operating company."""
+def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = CHOICE_NODES) -> dict:
+    """The best 18Cuba answer of the operating company; ``choice_nodes``:
+    the branch and bound's share of the work before CP-SAT takes over."""
     clock = Clock(limits.time_limit, limits.progress)
     if position.company == FC:
         return fc_income(position)
@@ -54,8 +52,8 @@ def solve_cuba_coupled(position, limits) -> dict:
     state = bb.new_state(lists)
     status = bb.PAUSED
     while not clock.out_of_time():
-        status = bb.search(lists, state, CHUNK)
-        if status == bb.DONE or int(state.nodes[0]) >= CHOICE_NODES:
+        status = bb.search(lists, state, min(CHUNK, max(choice_nodes - int(state.nodes[0]), 1)))
+        if status == bb.DONE or int(state.nodes[0]) >= choice_nodes:
             break
         clock.report(0.5 + 0.5 * _share(lists, state))
     rows = [int(r) for r in state.choice]
@@ -71,10 +69,12 @@ def solve_cuba_coupled(position, limits) -> dict:
         if not clock.out_of_time():
             from .cuba_cpsat import solve_choice
             left = None if limits.time_limit is None else max(0.01, limits.time_limit - clock.seconds())
-            rows, bound, cp_stats = solve_choice(lists, rows, int(state.best[0]), left)
+            found, bound, cp_stats = solve_choice(lists, rows, int(state.best[0]), left)
+            if bb.choice_value(lists, np.array(found, np.int64)) >= int(state.best[0]):
+                rows = found
             stats.update(cp_stats)
             solver = "cuba-cpsat"
-            why = (f"branch and bound unfinished after {CHOICE_NODES:,} nodes: CP-SAT over the "
+            why = (f"branch and bound unfinished after {choice_nodes:,} nodes: CP-SAT over the "
                    f"{cp_stats['routes_modelled']:,} routes that could beat its {int(state.best[0])}")
     runs = []
     for i, row in enumerate(rows):

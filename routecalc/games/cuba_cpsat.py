@@ -1,0 +1,124 @@
+"""18Cuba's coupled choice as a CP-SAT model over the listed routes.
+
+For when the branch and bound's bound is loose (many good routes that
+overlap, sugar several trains compete for, fees). The model reads like the
+sum it maximises:
+
+- a literal per route a train may run, at most one per train, at most one
+  route on each track piece;
+- wagons: a literal per pool wagon and train without a wagon of its own,
+  each wagon to at most one train, each train at most one wagon;
+- cubes: an integer per train and mill, at most the mill's supply and zero
+  unless the train's chosen route carries from that mill; a train's cubes
+  at most its wagon; a mill's cubes at most its supply;
+- fees: a literal per FC city, which a route of a train passing it
+  requires, unless the train is a ``+`` train ignoring that city (a literal
+  per ``+`` train and city, at most one per train);
+- revenue + 30 a cube - the fee per paid city (+ the machines when any
+  train runs).
+
+Only routes whose potential, with the best potentials of the other trains,
+beats the incumbent are modelled: no other route can be in a better choice.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from .cuba_choice import ChoiceLists
+
+
+def solve_choice(lists: ChoiceLists, seed: list[int], incumbent: int, time_limit: float | None
+                 ) -> tuple[list[int], int, dict]:
+    """(rows, true upper bound, statistics): the best choice, starting from
+    ``seed`` (rows of the lists, -1: none) worth ``incumbent``."""
+    n = len(lists.count)
+    tops = [int(lists.potential[o]) if c else 0 for o, c in zip(lists.offset, lists.count)]
+    ceiling = sum(tops) + (lists.machines if any(tops) else 0)
+    m = cp_model.CpModel()
+    run: dict[int, cp_model.IntVar] = {}  # row -> literal
+    per_train: list[list[int]] = []
+    for i in range(n):
+        others = ceiling - tops[i]
+        rows = [r for r in range(int(lists.offset[i]), int(lists.offset[i] + lists.count[i]))
+                if int(lists.potential[r]) + others > incumbent or r == seed[i]]
+        per_train.append(rows)
+        for r in rows:
+            run[r] = m.NewBoolVar(f"t{i}r{r}")
+        m.AddAtMostOne(run[r] for r in rows)
+    # track: at most one chosen route on each piece
+    rows_all = np.array(sorted(run), np.int64)
+    if len(rows_all):
+        masks = lists.mask[rows_all]
+        for w in range(masks.shape[1]):
+            for b in range(64):
+                users = rows_all[((masks[:, w] >> np.uint64(b)) & np.uint64(1)).astype(bool)]
+                if len(users) > 1:
+                    m.AddAtMostOne(run[int(r)] for r in users)
+    runs_any = [m.NewBoolVar(f"t{i}runs") for i in range(n)]
+    for i in range(n):
+        m.Add(runs_any[i] == sum(run[r] for r in per_train[i]))
+    # wagons and cubes
+    cubes_total = 0
+    mills = range(len(lists.supply))
+    if len(lists.supply):
+        cap = []
+        wagon = {}
+        for i in range(n):
+            if lists.own[i]:
+                cap.append(int(lists.own[i]))
+                continue
+            for j, size in enumerate(lists.pool):
+                wagon[i, j] = m.NewBoolVar(f"w{i}_{j}")
+            m.AddAtMostOne(wagon[i, j] for j in range(len(lists.pool)))
+            cap.append(sum(int(size) * wagon[i, j] for j, size in enumerate(lists.pool)))
+        for j in range(len(lists.pool)):
+            m.AddAtMostOne(wagon[i, j] for i in range(n) if (i, j) in wagon)
+        flow = {}
+        for i in range(n):
+            for k in mills:
+                carriers = [run[r] for r in per_train[i] if (int(lists.mills[r]) >> k) & 1]
+                if not carriers:
+                    continue
+                flow[i, k] = m.NewIntVar(0, int(lists.supply[k]), f"c{i}_{k}")
+                m.Add(flow[i, k] <= int(lists.supply[k]) * sum(carriers))
+            m.Add(sum(flow[i, k] for k in mills if (i, k) in flow) <= cap[i])
+        for k in mills:
+            m.Add(sum(flow[i, k] for i in range(n) if (i, k) in flow) <= int(lists.supply[k]))
+        cubes_total = sum(flow.values())
+    # fees
+    paid_total = 0
+    if lists.fee:
+        cities = sorted({k for r in run for k in range(64) if (int(lists.fc[r]) >> k) & 1})
+        paid = {k: m.NewBoolVar(f"fc{k}") for k in cities}
+        for i in range(n):
+            free = {}
+            if lists.plus[i]:
+                free = {k: m.NewBoolVar(f"free{i}_{k}") for k in cities}
+                m.AddAtMostOne(free.values())
+            for k in cities:
+                passing = [run[r] for r in per_train[i] if (int(lists.fc[r]) >> k) & 1]
+                for lit in passing:
+                    m.AddBoolOr([lit.Not(), paid[k]] + ([free[k]] if free else []))
+        paid_total = sum(paid.values())
+    anything = m.NewBoolVar("runs")
+    m.AddMaxEquality(anything, runs_any) if n else m.Add(anything == 0)
+    revenue = sum(int(lists.revenue[r]) * lit for r, lit in run.items())
+    m.Maximize(revenue + lists.cube * cubes_total - lists.fee * paid_total + lists.machines * anything)
+    for i in range(n):
+        for r in per_train[i]:
+            m.AddHint(run[r], r == seed[i])
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = min(8, os.cpu_count() or 1)
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = time_limit
+    status = solver.Solve(m)
+    stats = {"routes_modelled": len(run), "cpsat_status": solver.StatusName(status)}
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return seed, ceiling, stats
+    rows = [next((r for r in per_train[i] if solver.BooleanValue(run[r])), -1) for i in range(n)]
+    bound = int(solver.BestObjectiveBound() + 1e-6)
+    return rows, max(bound, incumbent) if status != cp_model.OPTIMAL else int(solver.ObjectiveValue()), stats

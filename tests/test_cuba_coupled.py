@@ -1,0 +1,86 @@
+"""18Cuba on the kernels (games/cuba_coupled.py) against the reference
+search (the plain listing and whole-choice branch and bound): random boards
+by hypothesis, both paths of the coupled choice (branch and bound, CP-SAT),
+and the whole-board benchmark positions with short trains."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_cuba import mill_star, random_board
+
+from routecalc.api import solve, validate
+from routecalc.games import cuba_choice
+from routecalc.games.cuba_coupled import solve_cuba_coupled
+from routecalc.model import load_position
+from routecalc.games.cuba import solve_cuba
+from routecalc.limits import Limits
+
+BOARD = Path(__file__).resolve().parent.parent / "fixtures" / "cuba-board"
+QUICK = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def agree(board: dict, **kw) -> dict:
+    position = load_position(board)
+    new = solve_cuba_coupled(position, Limits(), **kw)
+    old = solve_cuba(position, Limits())
+    assert new["status"] == old["status"] == "optimal"
+    assert new["revenue"] == old["revenue"], board
+    assert validate(board, new["routes"])["revenue"] == new["revenue"]
+    return new
+
+
+@QUICK
+@given(st.integers(0, 2**32))
+def test_branch_and_bound_equals_reference_on_random_boards(seed):
+    assert agree(random_board(random.Random(seed)))["solver"] in ("cuba-bb", "cuba")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32))
+def test_cpsat_choice_equals_reference_on_random_boards(seed):
+    agree(random_board(random.Random(seed)), choice_nodes=1)
+
+
+def test_the_answer_says_which_path_answered():
+    board = mill_star([{"name": "3", "wagon": 2}, {"name": "3", "wagon": 2}], sugar={"A3-0": 3})
+    answer = solve(board)
+    assert answer["solver"] == "cuba-bb" and answer["revenue"] == 220
+    assert "branch and bound finished" in answer["stats"]["auto"]["why"]
+    forced = solve_cuba_coupled(load_position(board), Limits(), choice_nodes=1)
+    assert forced["solver"] in ("cuba-bb", "cuba-cpsat") and forced["revenue"] == 220
+
+
+def test_sugar_and_fees_in_the_kernel_value():
+    """The numba terms against hand counts: a shared mill, pool wagons, a + train's free ignore."""
+    supply, pool = np.array([2, 1], np.int64), np.array([2], np.int64)
+    own = np.array([1, 0], np.int64)
+    both = np.array([0b01, 0b01], np.uint64)
+    assert cuba_choice.sugar_cubes(own, both, supply, pool) == 2  # mill 0 has 2 cubes for both trains
+    apart = np.array([0b01, 0b10], np.uint64)
+    assert cuba_choice.sugar_cubes(own, apart, supply, pool) == 2  # 1 from mill 0, 1 (all) from mill 1
+    assert cuba_choice.sugar_cubes(np.array([0, 0], np.int64), apart, supply, pool) == 2  # one wagon only
+    plus = np.array([True, False])
+    assert cuba_choice.fees_paid(np.array([0b11, 0], np.uint64), plus) == 1  # one city ignored free
+    assert cuba_choice.fees_paid(np.array([0b01, 0b01], np.uint64), plus) == 1  # the other train pays it
+    assert cuba_choice.fees_paid(np.array([0b01, 0b01], np.uint64), np.array([True, True])) == 0
+
+
+SHORT = {"major": [{"name": "4", "wagon": 2}, "3+", "2"], "minor": ["2n", "3n"]}
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in BOARD.glob("*.json")))
+def test_board_positions_with_short_trains_equal_reference(name):
+    board = copy.deepcopy(json.loads((BOARD / f"{name}.json").read_text()))
+    kind = name.split("-")[0]
+    if kind in SHORT:
+        board["trains"] = SHORT[kind]
+    answer = agree(board)
+    assert answer["revenue"] > 0
