@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from boards import route
 from test_cuba import mill_star, random_board
 
 from routecalc.api import solve, validate
@@ -84,3 +85,16 @@ def test_board_positions_with_short_trains_equal_reference(name):
         board["trains"] = SHORT[kind]
     answer = agree(board)
     assert answer["revenue"] > 0
+
+
+@pytest.mark.parametrize("flip", [False, True])
+def test_validate_gives_same_name_trains_the_way_that_pays_most(flip):
+    """Two 3-trains, one with a 2-wagon: the route from the mill to a harbor
+    gets the wagon whichever order the proposal lists the routes in."""
+    board = mill_star([{"name": "3", "wagon": 2}, "3"], sugar={"A3-0": 2})
+    routes = [route("3", "B4-0", "A3-0", "A5-0"), route("3", "B2-0", "A3-0")]  # 40+20+10 and 30+20
+    if flip:
+        routes.reverse()
+    answer = validate(board, routes)
+    assert answer["revenue"] == 120 + 2 * 30 <= solve(board)["revenue"]
+    assert [r.get("wagon") for r in answer["routes"] if r["nodes"][0] == "B4-0"] == [2]

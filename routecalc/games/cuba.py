@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
-from itertools import product
+from dataclasses import dataclass, field, replace
+from itertools import permutations, product
 from typing import Any, Iterator
 
 from ..board import Position
@@ -395,7 +395,33 @@ def validate_cuba(position: Position, proposal: Any, game: Game | None = None) -
             raise RouteViolation("wagon", f"no {cap!r}-wagon left in options.wagons", i)
         pool.remove(cap)
         pinned[i] = cap
-    return game.answer(runs, game.score_choice(runs, pinned))
+    runs, extras = best_trains(game, runs, [i for i, rj in enumerate(raw) if "wagon" not in rj], pinned)
+    return game.answer(runs, extras)
+
+
+def best_trains(game: Game, runs: list[Run], free: list[int], pinned: dict[int, int]) -> tuple[list[Run], Extras]:
+    """The routes that name no wagon given the trains of their names (which
+    differ only in their wagons) the way that pays most: a route is valid on
+    any train of its name, only the sugar it carries changes."""
+    trains = game.position.trains
+    taken = {runs[i].route.train for i in range(len(runs)) if i not in free}
+    names = sorted({trains[runs[i].route.train].name for i in free})
+    choices = []
+    for name in names:
+        which = [i for i in free if trains[runs[i].route.train].name == name]
+        spare = [k for k, t in enumerate(trains) if t.name == name and k not in taken]
+        choices.append([(which, order) for order in permutations(spare, len(which))])
+    best: tuple[list[Run], Extras] | None = None
+    for pick in product(*choices):
+        tried = list(runs)
+        for which, order in pick:
+            for i, k in zip(which, order):
+                tried[i] = replace(runs[i], route=replace(runs[i].route, train=k))
+        extras = game.score_choice(tried, pinned)
+        if best is None or extras.value > best[1].value:
+            best = (tried, extras)
+    assert best is not None
+    return best
 
 
 def fc_income(position: Position) -> dict:
