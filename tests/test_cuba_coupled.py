@@ -98,3 +98,13 @@ def test_validate_gives_same_name_trains_the_way_that_pays_most(flip):
     answer = validate(board, routes)
     assert answer["revenue"] == 120 + 2 * 30 <= solve(board)["revenue"]
     assert [r.get("wagon") for r in answer["routes"] if r["nodes"][0] == "B4-0"] == [2]
+
+
+def test_time_limit_on_the_board_gives_a_true_bound():
+    board = json.loads((BOARD / "major-03-fee40.json").read_text())
+    best = solve(board)
+    seen: list[float] = []
+    cut = solve(board, time_limit=1e-6, progress=seen.append)
+    assert cut["status"] in ("feasible", "optimal")
+    assert cut["revenue"] <= best["revenue"] <= cut["bound"]
+    assert all(0.0 <= f <= 1.0 for f in seen)

@@ -4,11 +4,13 @@ sugar delivered by wagons, FC tokens ignored for a fee, the FC's own income.
 The coupled parts (a shared sugar supply, wagons assigned across trains, a fee
 per ignored FC token shared by the trains, a ``+`` train's free ignore) do not
 fit the route engine's sum of independent routes, so the game is answered by
-a search of its own (:mod:`routecalc.games.cuba`): every
-valid route of every train is listed by the reference solver's exhaustive walk
-(no route dropped as dominated: a longer route may be the one that reaches a
-harbor), then a branch and bound picks one route or none per train, scoring
-each whole choice exactly.
+a search of its own (:mod:`routecalc.games.cuba_coupled`): the numba
+enumeration lists the routes, reading this rule set's stop roles
+(:meth:`CubaRules.stop_roles`) from the compiled graph, and the coupled
+choice (one route or none per train, wagons, sugar flow, fees) is a branch
+and bound or a CP-SAT model. The plain search of :mod:`routecalc.games.cuba`
+(every valid route listed by the reference solver's walk, whole choices
+scored exactly) is the reference the tests compare it with.
 
 How the engine holds the trains: a major's range-n train is an engine train of
 n + 1 paying stops (so the walk may reach one harbor beyond the range);
@@ -49,8 +51,8 @@ Readings of what the texts leave open:
 - generic ``bonuses`` are not part of 18Cuba and are refused (not
   implemented); ``no_hex_twice`` is kept as in every game.
 
-Every solver name gives this one exact search (``solver: "cuba"`` in the
-answer). A proposal to validate is the route list of the format; a route may
+Every solver name gives this game's own answer (``solver: "cuba-bb"`` or
+``"cuba-cpsat"``, the path of the coupled choice that answered). A proposal to validate is the route list of the format; a route may
 add ``"wagon": n`` to pin which wagon it carries (its train's own, or one of
 ``options.wagons``), which also tells apart two trains of one name; sugar,
 unpinned wagons and fees are then the best the proposed routes allow.
