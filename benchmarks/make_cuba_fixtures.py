@@ -13,7 +13,8 @@ has it:
   narrow track, and the plain cells beside them carry narrow or dual track,
   so the minors' mills have dense narrow networks;
 - the other plain cells get two or three paths between random linked edges
-  (green cross-overs, brown three-way tiles), broad or dual;
+  (green cross-overs), and on the denser boards the gentle curves too (brown
+  tiles whose paths share edges), broad or dual;
 - tokens: the operating company's home in Havana and one or two more
   cities, other majors' tokens filling some slots, FC tokens on the FC
   cities (the fee 0, 20 or 40 to pass one).
@@ -163,6 +164,10 @@ def main() -> None:
         fee = (0, 20, 40)[i % 3]
         trains = MAJOR_TRAINS[i % len(MAJOR_TRAINS)]
         made.append((f"major-{i + 1:02d}-fee{fee}", position(rng, "major", fee, 1 + i % 3, trains)))
+    for i in range(6):  # dense track, few blocking tokens: the hardest three-train choices
+        fee = (0, 20, 40)[i % 3]
+        trains = (["8", "8", "6+"], [{"name": "8", "wagon": 2}, "8", "6+"], ["8", "8", "4D"])[i % 3]
+        made.append((f"major-dense-{i + 1:02d}-fee{fee}", position(rng, "major", fee, 3 + i % 2, trains)))
     for i in range(6):
         made.append((f"minor-{i + 1:02d}", position(rng, "minor", 20, 3, MINOR_TRAINS[i % len(MINOR_TRAINS)])))
     for i in range(2):

@@ -12,9 +12,11 @@ it passes for free, which frees the city when every train passing it does).
 Each train's routes are sorted by potential: revenue plus the most sugar
 its best wagon could carry from the mills it passes. A node's value is the
 exact value of the routes chosen so far (valid on its own: the other trains
-may run nothing); no completion beats that value plus the potentials of the
-best routes left to the later trains, since revenue adds up, each later
-train carries at most its potential's sugar and the fee cover only grows.
+may run nothing); no completion beats that value plus, for each later
+train, the potential of its first route that fits the track used so far,
+since revenue adds up, each later train carries at most its potential's
+sugar and the fee cover only grows. The first fitting routes are carried
+down the stack (deeper, more track is used, so none before them fits).
 Identical trains (same routes, same wagon) take routes in list order.
 
 The search is resumable: it returns PAUSED after ``budget`` nodes with its
@@ -58,6 +60,8 @@ class ChoiceState(NamedTuple):
     chosen: np.ndarray  # int64[n]: row (into the lists) or -1
     used: np.ndarray  # uint64[n + 1, W]
     value: np.ndarray  # int64[n + 1]: exact value of the choice before train i
+    first: np.ndarray  # int64[n, n]: row i: first route of each train j >= i that fits used[i]
+    rest: np.ndarray  # int64[n + 1]: no trains after i earn more (their first fitting routes' potentials)
     best: np.ndarray  # [best value]
     choice: np.ndarray  # int64[n]: best rows (-1: none)
     nodes: np.ndarray  # [nodes]
@@ -68,6 +72,7 @@ def new_state(lists: ChoiceLists, start: int = 0) -> ChoiceState:
     n, words = len(lists.count), lists.mask.shape[1]
     return ChoiceState(np.zeros(1, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64),
                        np.zeros((n + 1, words), np.uint64), np.zeros(n + 1, np.int64),
+                       np.zeros((max(n, 1), max(n, 1)), np.int64), np.zeros(n + 1, np.int64),
                        np.full(1, start, np.int64), np.full(n, -1, np.int64), np.zeros(1, np.int64))
 
 
@@ -265,12 +270,31 @@ def search(lists, st, budget):
     mask, potential, offset, count, same = lists.mask, lists.potential, lists.offset, lists.count, lists.same
     level, next_r, chosen, used, value, best, choice, nodes = st.level, st.next_r, st.chosen, st.used, \
         st.value, st.best, st.choice, st.nodes
+    first, rest = st.first, st.rest
     n = len(count)
     words = mask.shape[1]
-    # no later trains earn more than their best potentials (and the machines once)
-    rest = np.zeros(n + 1, np.int64)
-    for i in range(n - 1, -1, -1):
-        rest[i] = rest[i + 1] + (potential[offset[i]] if count[i] else 0)
+
+    def fits(row, i):
+        for w in range(words):
+            if mask[row, w] & used[i, w]:
+                return False
+        return True
+
+    def open_level(i):
+        """Find, for each train j >= i, its first route that fits used[i]
+        (no earlier than above: the track only grows), and bound the trains after i."""
+        total = 0
+        for j in range(i, n):
+            r = first[i - 1, j] if i > 0 else 0
+            while r < count[j] and not fits(offset[j] + r, i):
+                r += 1
+            first[i, j] = r
+            if j > i and r < count[j]:
+                total += potential[offset[j] + r]
+        rest[i] = total
+
+    if nodes[0] == 0 and n:
+        open_level(0)
     stop_at = nodes[0] + budget
     while True:
         i = level[0]
@@ -284,29 +308,25 @@ def search(lists, st, budget):
         for j in range(i):
             ran |= chosen[j] >= 0
         base = value[i] if ran else lists.machines  # the machines count once, when a train runs
-        if r < c and i > 0 and same[i]:
-            # identical trains take routes in list order; after one that runs nothing, none runs
-            lo = chosen[i - 1] - offset[i - 1] + 1 if chosen[i - 1] >= 0 else c
-            if r < lo:
-                r = lo
-                next_r[i] = r
-                continue
         if r < c:
+            # routes before the first that fits clash; identical trains take
+            # routes in list order, and after one that runs nothing none runs
+            lo = first[i, i]
+            if i > 0 and same[i]:
+                lo = max(lo, chosen[i - 1] - offset[i - 1] + 1 if chosen[i - 1] >= 0 else c)
+            if r < lo:
+                next_r[i] = min(lo, c)
+                continue
             row = offset[i] + r
-            if base + potential[row] + rest[i + 1] <= best[0]:
+            if base + potential[row] + rest[i] <= best[0]:
                 next_r[i] = c  # the rest of the sorted list is no better
                 continue
             next_r[i] = r + 1
-            clash = False
-            for w in range(words):
-                if mask[row, w] & used[i, w]:
-                    clash = True
-                    break
-            if clash:
+            if not fits(row, i):
                 continue
         elif r == c:
             next_r[i] = c + 1  # train i runs nothing
-            if i + 1 == n or base + rest[i + 1] <= best[0]:
+            if i + 1 == n or base + rest[i] <= best[0]:
                 continue
             row = -1
         else:
@@ -324,9 +344,12 @@ def search(lists, st, budget):
                 best[0] = v
                 for j in range(n):
                     choice[j] = chosen[j] if j <= i else -1
-        if i + 1 < n and (v if ran else lists.machines) + rest[i + 1] > best[0]:
+        if i + 1 < n and (v if ran else lists.machines) + rest[i] > best[0]:
             for w in range(words):
                 used[i + 1, w] = used[i, w] | (mask[row, w] if row >= 0 else np.uint64(0))
-            value[i + 1] = v
-            next_r[i + 1] = 0
-            level[0] = i + 1
+            open_level(i + 1)
+            head = potential[offset[i + 1] + first[i + 1, i + 1]] if first[i + 1, i + 1] < count[i + 1] else 0
+            if (v if ran else lists.machines) + head + rest[i + 1] > best[0]:
+                value[i + 1] = v
+                next_r[i + 1] = 0
+                level[0] = i + 1
