@@ -16,7 +16,17 @@ may run nothing); no completion beats that value plus, for each later
 train, the potential of its first route that fits the track used so far,
 since revenue adds up, each later train carries at most its potential's
 sugar and the fee cover only grows. The first fitting routes are carried
-down the stack (deeper, more track is used, so none before them fits).
+down the stack (deeper, more track is used, so none before them fits). A
+route passing FC cities no earlier route passes pays for them (but one, on
+a ``+`` train): it is left out at once when that alone sinks its bound.
+The sugar the potentials count is also capped as a whole: no choice adds
+more than the supply or the wagons hold beyond what the routes before
+deliver, so the trains' revenues (the most a route that fits earns) plus
+that cap bound them too; so do the potentials less each later train's
+share of the FC cities it passes that no route before does (a ``+`` train
+taking none of them: it may ignore one); and so do the exact best revenues of the later
+trains on their own, which the fast solver's combination kernel finds
+first (:func:`suffix_revenues`).
 Identical trains (same routes, same wagon) take routes in list order.
 
 The search is resumable: it returns PAUSED after ``budget`` nodes with its
@@ -31,7 +41,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..kernels import combination as comb
+
 DONE, PAUSED = 0, 1
+#: Routes scanned past a train's first fitting one for its most revenue.
+SCAN = 64
 
 
 class ChoiceLists(NamedTuple):
@@ -52,6 +66,7 @@ class ChoiceLists(NamedTuple):
     fee: int
     machines: int
     cube: int
+    suffix_revenue: np.ndarray  # int64[n + 1]: most revenue trains i.. earn together (routes alone)
 
 
 class ChoiceState(NamedTuple):
@@ -60,8 +75,12 @@ class ChoiceState(NamedTuple):
     chosen: np.ndarray  # int64[n]: row (into the lists) or -1
     used: np.ndarray  # uint64[n + 1, W]
     value: np.ndarray  # int64[n + 1]: exact value of the choice before train i
+    cubes: np.ndarray  # int64[n + 1]: cubes the choice before train i delivers
     first: np.ndarray  # int64[n, n]: row i: first route of each train j >= i that fits used[i]
     rest: np.ndarray  # int64[n + 1]: no trains after i earn more (their first fitting routes' potentials)
+    top_revenue: np.ndarray  # int64[n + 1]: train i earns no more revenue on a route that fits used[i]
+    rest_revenue: np.ndarray  # int64[n + 1]: nor the trains after i, together
+    rest_fees: np.ndarray  # int64[n + 1]: rest less a share of the fees the later trains must pay
     best: np.ndarray  # [best value]
     choice: np.ndarray  # int64[n]: best rows (-1: none)
     nodes: np.ndarray  # [nodes]
@@ -72,7 +91,9 @@ def new_state(lists: ChoiceLists, start: int = 0) -> ChoiceState:
     n, words = len(lists.count), lists.mask.shape[1]
     return ChoiceState(np.zeros(1, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64),
                        np.zeros((n + 1, words), np.uint64), np.zeros(n + 1, np.int64),
-                       np.zeros((max(n, 1), max(n, 1)), np.int64), np.zeros(n + 1, np.int64),
+                       np.zeros(n + 1, np.int64), np.zeros((max(n, 1), max(n, 1)), np.int64),
+                       np.zeros(n + 1, np.int64), np.zeros(n + 1, np.int64), np.zeros(n + 1, np.int64),
+                       np.zeros(n + 1, np.int64),
                        np.full(1, start, np.int64), np.full(n, -1, np.int64), np.zeros(1, np.int64))
 
 
@@ -238,6 +259,12 @@ def fees_paid(fc, plus):
 @njit(cache=True, nogil=True)
 def choice_value(lists, rows):
     """Exact value of running these rows (-1: the train runs nothing)."""
+    return _choice(lists, rows)[0]
+
+
+@njit(cache=True, nogil=True)
+def _choice(lists, rows):
+    """(exact value, cubes delivered) of running these rows."""
     n = len(rows)
     own = np.zeros(n, np.int64)
     mills = np.zeros(n, np.uint64)
@@ -256,12 +283,12 @@ def choice_value(lists, rows):
         revenue += lists.revenue[r]
         runs += 1
     if runs == 0:
-        return 0
+        return 0, 0
     cubes = 0
     if len(lists.supply):
         cubes = sugar_cubes(own[:runs], mills[:runs], lists.supply, lists.pool)
     paid = fees_paid(fc[:runs], plus[:runs]) if lists.fee else 0
-    return revenue + lists.cube * cubes - lists.fee * paid + lists.machines
+    return revenue + lists.cube * cubes - lists.fee * paid + lists.machines, cubes
 
 
 @njit(cache=True, nogil=True)
@@ -270,9 +297,21 @@ def search(lists, st, budget):
     mask, potential, offset, count, same = lists.mask, lists.potential, lists.offset, lists.count, lists.same
     level, next_r, chosen, used, value, best, choice, nodes = st.level, st.next_r, st.chosen, st.used, \
         st.value, st.best, st.choice, st.nodes
-    first, rest = st.first, st.rest
+    first, rest, cubes, top_revenue, rest_revenue = st.first, st.rest, st.cubes, st.top_revenue, st.rest_revenue
+    rest_fees = st.rest_fees
+    revenue = lists.revenue
     n = len(count)
     words = mask.shape[1]
+    # no choice delivers more sugar than the supply or all the wagons hold
+    wagons = 0
+    for t in range(n):
+        wagons += lists.own[t]
+    for size in lists.pool:
+        wagons += size
+    supply = 0
+    for cubes_at in lists.supply:
+        supply += cubes_at
+    sugar_cap = lists.cube * min(supply, wagons)
 
     def fits(row, i):
         for w in range(words):
@@ -284,14 +323,54 @@ def search(lists, st, budget):
         """Find, for each train j >= i, its first route that fits used[i]
         (no earlier than above: the track only grows), and bound the trains after i."""
         total = 0
+        total_revenue = 0
+        total_fees = 0
+        # FC cities the later trains' routes pass that no route before does
+        # are paid for; a city passed by several is paid once, so each of
+        # the later trains without a free ignore bears a share
+        passed = np.uint64(0)
+        for j in range(i):
+            if chosen[j] >= 0:
+                passed |= lists.fc[chosen[j]]
+        sharing = 0
+        for j in range(i + 1, n):
+            sharing += 0 if lists.plus[j] else 1
         for j in range(i, n):
             r = first[i - 1, j] if i > 0 else 0
             while r < count[j] and not fits(offset[j] + r, i):
                 r += 1
             first[i, j] = r
-            if j > i and r < count[j]:
+            # the most revenue of a fitting route: scan on while the potential
+            # (revenue + sugar) could beat it, at most SCAN routes
+            top = 0
+            k = r
+            while k < count[j] and k < r + SCAN and potential[offset[j] + k] > top:
+                if revenue[offset[j] + k] > top and fits(offset[j] + k, i):
+                    top = revenue[offset[j] + k]
+                k += 1
+            if k < count[j] and k == r + SCAN:
+                top = max(top, potential[offset[j] + k])
+            if j == i:
+                top_revenue[i] = top
+            elif r < count[j]:
                 total += potential[offset[j] + r]
+                total_revenue += top
+                share = potential[offset[j] + r]
+                if lists.fee and not lists.plus[j]:
+                    share = 0
+                    k = r
+                    while k < count[j] and k < r + SCAN and potential[offset[j] + k] > share:
+                        row = offset[j] + k
+                        if fits(row, i):
+                            due = lists.fee * _popcount(lists.fc[row] & ~passed) // sharing
+                            share = max(share, potential[row] - due)
+                        k += 1
+                    if k < count[j] and k == r + SCAN:
+                        share = max(share, potential[offset[j] + k])
+                total_fees += share
         rest[i] = total
+        rest_revenue[i] = total_revenue
+        rest_fees[i] = total_fees
 
     if nodes[0] == 0 and n:
         open_level(0)
@@ -305,9 +384,13 @@ def search(lists, st, budget):
         r = next_r[i]
         c = count[i]
         ran = False
+        passed = np.uint64(0)  # FC cities the routes before train i pass
         for j in range(i):
             ran |= chosen[j] >= 0
+            if chosen[j] >= 0:
+                passed |= lists.fc[chosen[j]]
         base = value[i] if ran else lists.machines  # the machines count once, when a train runs
+        more_sugar = max(sugar_cap - lists.cube * (cubes[i] if ran else 0), 0)
         if r < c:
             # routes before the first that fits clash; identical trains take
             # routes in list order, and after one that runs nothing none runs
@@ -318,15 +401,24 @@ def search(lists, st, budget):
                 next_r[i] = min(lo, c)
                 continue
             row = offset[i] + r
-            if base + potential[row] + rest[i] <= best[0]:
+            if base + potential[row] + min(rest[i], rest_fees[i]) <= best[0]:
                 next_r[i] = c  # the rest of the sorted list is no better
                 continue
             next_r[i] = r + 1
             if not fits(row, i):
                 continue
+            later = min(rest_revenue[i], lists.suffix_revenue[i + 1])
+            if base + revenue[row] + later + more_sugar <= best[0]:
+                continue  # its revenue, the later trains' and all the sugar left
+            if lists.fee:
+                # the FC cities no route before passes are paid for (a + train may ignore one)
+                new_cities = _popcount(lists.fc[row] & ~passed) - (1 if lists.plus[i] else 0)
+                if new_cities > 0 and base + potential[row] - lists.fee * new_cities + rest[i] <= best[0]:
+                    continue
         elif r == c:
             next_r[i] = c + 1  # train i runs nothing
-            if i + 1 == n or base + rest[i] <= best[0]:
+            if i + 1 == n or base + min(rest[i], rest_fees[i], min(rest_revenue[i], lists.suffix_revenue[i + 1])
+                                        + more_sugar) <= best[0]:
                 continue
             row = -1
         else:
@@ -335,10 +427,11 @@ def search(lists, st, budget):
         nodes[0] += 1
         chosen[i] = row
         v = value[i]
+        delivered = cubes[i]
         if row >= 0:
             for j in range(i + 1, n):
                 chosen[j] = -1
-            v = choice_value(lists, chosen)
+            v, delivered = _choice(lists, chosen)
             ran = True
             if v > best[0]:
                 best[0] = v
@@ -349,7 +442,31 @@ def search(lists, st, budget):
                 used[i + 1, w] = used[i, w] | (mask[row, w] if row >= 0 else np.uint64(0))
             open_level(i + 1)
             head = potential[offset[i + 1] + first[i + 1, i + 1]] if first[i + 1, i + 1] < count[i + 1] else 0
-            if (v if ran else lists.machines) + head + rest[i + 1] > best[0]:
+            left = max(sugar_cap - lists.cube * (delivered if ran else 0), 0)
+            later = min(top_revenue[i + 1] + rest_revenue[i + 1], lists.suffix_revenue[i + 1])
+            if (v if ran else lists.machines) + min(head + min(rest[i + 1], rest_fees[i + 1]), later + left) > best[0]:
                 value[i + 1] = v
+                cubes[i + 1] = delivered
                 next_r[i + 1] = 0
                 level[0] = i + 1
+
+
+def suffix_revenues(masks: list[np.ndarray], revenues: list[np.ndarray], budget: int) -> np.ndarray:
+    """Per train i of the search order, the most revenue trains i.. earn
+    together (track-disjoint, routes' revenue only): the combination
+    kernel's suffix optima. Beyond ``budget`` units of its work the
+    unsolved suffixes get the sum of their trains' best routes."""
+    n = len(masks)
+    tops = [int(r.max(initial=0)) for r in revenues]
+    out = np.array([sum(tops[i:]) for i in range(n + 1)], np.int64)
+    if not n:
+        return out
+    sorts = [np.argsort(-r, kind="stable") for r in revenues]
+    lists = comb.route_lists([m[o] for m, o in zip(masks, sorts)], [r[o] for r, o in zip(revenues, sorts)],
+                             list(range(n)))
+    state = comb.new_state(lists)
+    done = comb.combine(lists, state, budget) == comb.DONE
+    solved = 0 if done else int(state.suffix[0]) + 1  # suffixes solved so far: solved..n-1
+    for i in range(solved, n):
+        out[i] = min(out[i], int(state.opt[i]))
+    return out

@@ -35,6 +35,8 @@ from .cuba_routes import CubaRoutes, CubaStops, list_routes
 CHUNK = 20_000
 #: Nodes the branch and bound may take before the choice goes to CP-SAT.
 CHOICE_NODES = 400_000
+#: Work units (words of track compared) for the trains' revenue-only suffix optima.
+SUFFIX_WORK = 20_000_000
 
 
 def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = CHOICE_NODES) -> dict:
@@ -145,7 +147,8 @@ def choice_lists(game: Game, stops: CubaStops, listed: list[CubaRoutes]
         np.array(offset, np.int64), np.array(count, np.int64), np.array(same, np.bool_),
         np.array([trains[t].wagon for t in order], np.int64), np.array([is_plus(trains[t]) for t in order], np.bool_),
         stops.supply if sugar else np.zeros(0, np.int64), np.array(wagons if sugar else [], np.int64),
-        int(game.fee) if stops.fc else 0, int(game.machines), CUBE_INCOME)
+        int(game.fee) if stops.fc else 0, int(game.machines), CUBE_INCOME,
+        bb.suffix_revenues([listed[t].mask for t in order], [listed[t].revenue for t in order], SUFFIX_WORK))
     return lists, order, [per_train[t][1] for t in order]
 
 
