@@ -31,8 +31,8 @@ from . import cuba_choice as bb
 from .cuba import Game, fc_income  # the reference: answer form and scoring
 from .cuba_routes import CubaRoutes, CubaStops, list_routes
 
-#: Branch-and-bound nodes between two looks at the clock.
-CHUNK = 20_000
+#: Branch-and-bound nodes a search takes in one turn (between two looks at the clock).
+CHUNK = 2_000
 #: Nodes the branch and bound may take before the choice goes to CP-SAT.
 CHOICE_NODES = 400_000
 #: Work units (words of track compared) for the trains' revenue-only suffix optima.
@@ -49,20 +49,30 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
     graph = game.graph
     stops = CubaStops.of(graph)
     tables, listed = list_routes(graph, stops, limits.route_limit, clock)
-    lists, order, sorts = choice_lists(game, stops, listed)
     complete = all(found.found.complete for found in listed)
-    state = bb.new_state(lists)
-    status = bb.PAUSED
-    while not clock.out_of_time():
-        status = bb.search(lists, state, min(CHUNK, max(choice_nodes - int(state.nodes[0]), 1)))
-        if status == bb.DONE or int(state.nodes[0]) >= choice_nodes:
-            break
-        clock.report(0.5 + 0.5 * _share(lists, state))
-    rows = [int(r) for r in state.choice]
+    # Two searches, the trains richest first and poorest first (which is
+    # faster depends on the board), take turns by chunks of nodes and share
+    # the best value: the first to finish proves it.
+    searches = [Search(*choice_lists(game, stops, listed, richest)) for richest in (True, False)[:len(listed)]]
+    best, pick = 0, []  # the best value and its routes: (train, listing number) pairs
+    status, nodes = bb.PAUSED, 0
+    while not clock.out_of_time() and status != bb.DONE and nodes < choice_nodes:
+        for search in searches:
+            search.state.best[0] = max(int(search.state.best[0]), best)
+            before = int(search.state.best[0])
+            status = bb.search(search.lists, search.state, min(CHUNK, max(choice_nodes - nodes, 1)))
+            nodes = sum(int(x.state.nodes[0]) for x in searches)
+            if int(search.state.best[0]) > before:
+                best, pick = int(search.state.best[0]), search.pick()
+            if status == bb.DONE:
+                break
+        clock.report(0.5 + 0.5 * max(_share(x.lists, x.state) for x in searches))
+    lists, order, sorts = searches[0].lists, searches[0].order, searches[0].sorts
+    rows = searches[0].rows(pick)
     stats = {"routes_enumerated": sum(f.found.enumerated for f in _distinct(listed)),
-             "routes_kept": sum(f.count for f in _distinct(listed)), "nodes": int(state.nodes[0])}
+             "routes_kept": sum(f.count for f in _distinct(listed)), "nodes": nodes}
     if status == bb.DONE:
-        bound, solver = int(state.best[0]), "cuba-bb"
+        bound, solver = best, "cuba-bb"
         why = f"branch and bound finished in {stats['nodes']:,} nodes"
     else:
         bound = _static_bound(lists)
@@ -71,13 +81,13 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
         if not clock.out_of_time():
             from .cuba_cpsat import solve_choice
             left = None if limits.time_limit is None else max(0.01, limits.time_limit - clock.seconds())
-            found, bound, cp_stats = solve_choice(lists, rows, int(state.best[0]), left)
-            if bb.choice_value(lists, np.array(found, np.int64)) >= int(state.best[0]):
+            found, bound, cp_stats = solve_choice(lists, rows, best, left)
+            if bb.choice_value(lists, np.array(found, np.int64)) >= best:
                 rows = found
             stats.update(cp_stats)
             solver = "cuba-cpsat"
             why = (f"branch and bound unfinished after {choice_nodes:,} nodes: CP-SAT over the "
-                   f"{cp_stats['routes_modelled']:,} routes that could beat its {int(state.best[0])}")
+                   f"{cp_stats['routes_modelled']:,} routes that could beat its {best}")
     runs = []
     for i, row in enumerate(rows):
         if row < 0:
@@ -104,9 +114,31 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
     return out
 
 
-def choice_lists(game: Game, stops: CubaStops, listed: list[CubaRoutes]
+class Search:
+    """One branch and bound: its lists, trains' order, route orders and state."""
+
+    def __init__(self, lists: bb.ChoiceLists, order: list[int], sorts: list[np.ndarray]):
+        self.lists, self.order, self.sorts = lists, order, sorts
+        self.state = bb.new_state(lists)
+
+    def pick(self) -> list[tuple[int, int]]:
+        """The best choice found, as (train, listing number) pairs."""
+        offset = self.lists.offset
+        return [(self.order[i], int(self.sorts[i][r - int(offset[i])]))
+                for i, r in enumerate(self.state.choice) if r >= 0]
+
+    def rows(self, pick: list[tuple[int, int]]) -> list[int]:
+        """A choice as rows of these lists (-1: the train runs nothing)."""
+        out = [-1] * len(self.order)
+        for t, k in pick:
+            i = self.order.index(t)
+            out[i] = int(self.lists.offset[i]) + int(np.flatnonzero(self.sorts[i] == k)[0])
+        return out
+
+
+def choice_lists(game: Game, stops: CubaStops, listed: list[CubaRoutes], richest_first: bool = True
                  ) -> tuple[bb.ChoiceLists, list[int], list[np.ndarray]]:
-    """The branch and bound's lists: trains richest first, identical ones side
+    """The branch and bound's lists: trains richest (or poorest) first, identical ones side
     by side; each train's routes sorted by potential (revenue + the most
     sugar its best wagon carries from the mills it passes). Also the trains'
     order and, per train in that order, the listing's number of each route."""
@@ -122,7 +154,8 @@ def choice_lists(game: Game, stops: CubaStops, listed: list[CubaRoutes]
         potential = found.revenue + CUBE_INCOME * cubes
         per_train.append((potential, np.argsort(-potential, kind="stable")))
     kinds = list(dict.fromkeys(id(f) for f in listed))
-    order = sorted(range(len(listed)), key=lambda t: (-int(per_train[t][0].max(initial=0)),
+    sign = -1 if richest_first else 1
+    order = sorted(range(len(listed)), key=lambda t: (sign * int(per_train[t][0].max(initial=0)),
                                                        kinds.index(id(listed[t])), trains[t].wagon, t))
     parts = {name: [] for name in ("mask", "revenue", "potential", "mills", "fc")}
     offset, count, same = [], [], []
