@@ -107,6 +107,17 @@ def _popcount(x):
 
 
 @njit(cache=True, nogil=True)
+def _advance(digits, top):
+    """The next combination of digits 0..top[j] (a mixed-radix counter); False after the last."""
+    for j in range(len(digits)):
+        digits[j] += 1
+        if digits[j] <= top[j]:
+            return True
+        digits[j] = 0
+    return False
+
+
+@njit(cache=True, nogil=True)
 def _max_flow(caps, mills, supply):
     """Most cubes from the mills (``supply``) to trains (``caps``, ``mills`` a
     bit set each): augmenting paths, one cube at a time (supplies are small)."""
@@ -177,6 +188,7 @@ def sugar_cubes(own, mills, supply, pool):
     caps = own.copy()
     best = -1
     digits = np.zeros(p, np.int64)  # pool wagon j goes to takers[digits[j] - 1], 0: none
+    top = np.full(p, k, np.int64)
     while True:
         ok = True
         for t in range(n):
@@ -194,14 +206,7 @@ def sugar_cubes(own, mills, supply, pool):
                 best = cubes
                 if best >= reachable:
                     return best
-        j = 0
-        while j < p:
-            digits[j] += 1
-            if digits[j] <= k:
-                break
-            digits[j] = 0
-            j += 1
-        if j == p:
+        if not _advance(digits, top):
             return best
 
 
@@ -225,6 +230,7 @@ def fees_paid(fc, plus):
     if k == 0:
         return total
     digits = np.zeros(k, np.int64)  # chooser j ignores its digits[j]-th city (0: none)
+    top = np.array([_popcount(fc[choosers[j]]) for j in range(k)], np.int64)
     best = total
     while True:
         freed = passed
@@ -245,14 +251,7 @@ def fees_paid(fc, plus):
         paid = total - _popcount(freed)
         if paid < best:
             best = paid
-        j = 0
-        while j < k:
-            digits[j] += 1
-            if digits[j] <= _popcount(fc[choosers[j]]):
-                break
-            digits[j] = 0
-            j += 1
-        if j == k:
+        if not _advance(digits, top):
             return best
 
 
