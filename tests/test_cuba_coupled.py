@@ -108,3 +108,10 @@ def test_time_limit_on_the_board_gives_a_true_bound():
     assert cut["status"] in ("feasible", "optimal")
     assert cut["revenue"] <= best["revenue"] <= cut["bound"]
     assert all(0.0 <= f <= 1.0 for f in seen)
+
+
+def test_a_major_without_trains_earns_nothing():
+    board = json.loads((BOARD / "major-01-fee0.json").read_text())
+    board["trains"] = []
+    answer = solve(board)
+    assert (answer["revenue"], answer["routes"], answer["status"]) == (0, [], "optimal")

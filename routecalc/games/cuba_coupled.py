@@ -53,9 +53,9 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
     # Two searches, the trains richest first and poorest first (which is
     # faster depends on the board), take turns by chunks of nodes and share
     # the best value: the first to finish proves it.
-    searches = [Search(*choice_lists(game, stops, listed, richest)) for richest in (True, False)[:len(listed)]]
+    searches = [Search(*choice_lists(game, stops, listed, richest)) for richest in (True, False)[:max(len(listed), 1)]]
     best, pick = 0, []  # the best value and its routes: (train, listing number) pairs
-    status, nodes = bb.PAUSED, 0
+    status, nodes = (bb.PAUSED if listed else bb.DONE), 0  # no trains: nothing to choose
     while not clock.out_of_time() and status != bb.DONE and nodes < choice_nodes:
         for search in searches:
             search.state.best[0] = max(int(search.state.best[0]), best)
