@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from . import deadline
 from .errors import PositionError
 from .games import question
 from .graph import compile_position
@@ -19,19 +20,22 @@ def as_position(position: Position | dict) -> Position:
 
 def solve(position: Position | dict, solver: str = DEFAULT_SOLVER, *, time_limit: float | None = None,
           route_limit: int | None = None, progress: Callable[[float], None] | None = None) -> dict:
-    """The maximum-revenue route set of the operating company (or the game's own answer)."""
-    position = as_position(position)
-    if solver not in SOLVERS:
-        raise PositionError("solver", f"unknown solver {solver!r} (known: {', '.join(SOLVERS)})")
+    """The maximum-revenue route set of the operating company (or the game's own
+    answer). ``time_limit`` covers everything from here: reading, compiling and
+    every solver phase."""
     if time_limit is not None and not time_limit > 0:
         raise PositionError("time_limit", "must be a positive number of seconds")
-    limits = Limits(time_limit, route_limit, progress)
-    asked = question(position.game)
-    if asked.solve is not None:
-        return asked.solve(position, limits)
-    graph = compile_position(position)
-    answer = SOLVERS[solver](position, graph, limits)
-    return answer if asked.finish is None else asked.finish(position, graph, answer, limits)
+    with deadline.within(time_limit):
+        position = as_position(position)
+        if solver not in SOLVERS:
+            raise PositionError("solver", f"unknown solver {solver!r} (known: {', '.join(SOLVERS)})")
+        asked = question(position.game)
+        if asked.solve is not None:
+            return asked.solve(position, Limits(deadline.clip(time_limit), route_limit, progress))
+        graph = compile_position(position)
+        limits = Limits(deadline.clip(time_limit), route_limit, progress)
+        answer = SOLVERS[solver](position, graph, limits)
+        return answer if asked.finish is None else asked.finish(position, graph, answer, limits)
 
 
 def validate(position: Position | dict, routes: Any) -> dict:

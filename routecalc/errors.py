@@ -44,3 +44,11 @@ class RouteViolation(RoutecalcError):
         if self.choices:
             out["choices"] = self.choices
         return out
+
+
+class TimeLimitError(PositionError):
+    """The time limit (or a cancel) stopped work that has no partial answer
+    (reading, compiling, building a model): ``where`` is ``time_limit``."""
+
+    def __init__(self, message: str):
+        super().__init__("time_limit", message)

@@ -13,7 +13,10 @@ from dataclasses import dataclass
 
 from .errors import PositionError
 
-_CELL_ID = re.compile(r"^([A-Z]+)(-?\d+)$")
+#: A canonical cell id: up to three letters, then a number of up to four
+#: digits without leading zeros (``E19``, never ``E019``, ``E19\n`` or ``E-0``),
+#: so that one cell has one id.
+_CELL_ID = re.compile(r"([A-Z]{1,3})(0|-?[1-9][0-9]{0,3})")
 
 #: (dx, dy) of the neighbour across each edge, per layout.
 EDGE_DELTAS: dict[str, tuple[tuple[int, int], ...]] = {
@@ -77,9 +80,10 @@ class Grid:
 
     def coords(self, cell_id: str) -> tuple[int, int]:
         """Coordinates of a cell id; raises PositionError for a malformed id."""
-        m = _CELL_ID.match(cell_id) if isinstance(cell_id, str) else None
+        m = _CELL_ID.fullmatch(cell_id) if isinstance(cell_id, str) else None
         if not m:
-            raise PositionError(f"cell {cell_id!r}", "bad cell id (expected letters then a number, e.g. F10)")
+            raise PositionError(f"cell {cell_id!r}", "bad cell id (expected up to 3 capital letters then a number "
+                                                     "of up to 4 digits without leading zeros, e.g. F10)")
         letter, number = letter_index(m.group(1)), int(m.group(2)) - 1
         return (letter, number) if self.x_axis == "letter" else (number, letter)
 

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import deadline
 from .board import End, Position
 from .errors import PositionError
 
@@ -62,6 +63,10 @@ CATEGORY_CODES = {"city": 0, "town": 1, "offboard": 2}
 CATEGORY_NAMES = ("city", "town", "offboard")
 PIECE_PATH, PIECE_CROSSING, PIECE_JUNCTION = 0, 1, 2
 GAUGE_BITS = {"broad": 1, "narrow": 2, "dual": 3}
+#: Elementary connections a board may have: track that joins stops in more
+#: ways than this (a maze of junctions and edge-to-edge paths) is refused by
+#: name rather than compiled for minutes.
+MAX_CONNECTIONS = 100_000
 
 
 @dataclass
@@ -205,6 +210,7 @@ def compile_position(position: Position) -> TrackGraph:
 
     track_gauge = {pi: GAUGE_BITS[p.track] for pi, p in enumerate(paths)}
     found: list[Connection] = []
+    ticker = deadline.Ticker("compiling the track graph")
 
     def other_end(p, from_end: End) -> End:
         return p.b if p.a == from_end else p.a
@@ -215,6 +221,7 @@ def compile_position(position: Position) -> TrackGraph:
         gauge &= track_gauge[pi]
         if not gauge:
             return
+        ticker.tick()
         first = not pieces
         pieces.append(("p", pi))
         used.add(("p", pi))
@@ -226,6 +233,9 @@ def compile_position(position: Position) -> TrackGraph:
                     terminal = (1 if paths[pieces[0][1]].terminal else 0) | (2 if p.terminal else 0)
                     found.append(Connection(stop_no(start), stop_no(to.node), tuple(pieces), edges,
                                             tuple(cells), gauge, terminal))
+                    if len(found) > MAX_CONNECTIONS:
+                        raise PositionError("hexes", f"the track joins stops in over {MAX_CONNECTIONS:,} ways "
+                                                     "(elementary connections): too big a board to compile")
             elif ("j", to.node) not in used and (first or not p.terminal):
                 pieces.append(("j", to.node))
                 used.add(("j", to.node))
@@ -253,9 +263,13 @@ def compile_position(position: Position) -> TrackGraph:
     def stop_no(node: int) -> int:
         return int(node_stop[node])
 
-    for s, node_i in enumerate(stop_node):
-        for pi in paths_at_node.get(int(node_i), ()):
-            walk(int(node_i), pi, End(node=int(node_i)), [], set(), 0, [nodes[node_i].cell], 7)
+    try:
+        for s, node_i in enumerate(stop_node):
+            for pi in paths_at_node.get(int(node_i), ()):
+                walk(int(node_i), pi, End(node=int(node_i)), [], set(), 0, [nodes[node_i].cell], 7)
+    except RecursionError:
+        raise PositionError("hexes", "track runs through too many track pieces between two stops "
+                                     "to compile (hundreds of cells with no stop)") from None
 
     # Number the pieces: paths, crossings, junctions.
     num_paths = len(paths)

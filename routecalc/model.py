@@ -10,9 +10,11 @@ rule set that the game name selects.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path as FilePath
 from typing import Any
 
+from . import deadline
 from .board import Cell, End, Node, Path, Position
 from .errors import PositionError
 from .geometry import Grid
@@ -24,22 +26,118 @@ CELL_KEYS = {"id", "tile", "code", "rotation", "tokens", "neighbors", "terrain"}
 TERRAINS = {"forest", "mountain", "barrens", "plain"}
 
 
+#: Limits of what is read (position-format.md, "Limits"): beyond them a
+#: named PositionError, never a deep recursion, a huge number or a long run.
+MAX_DEPTH = 32  # nesting of arrays and objects
+MAX_DIGITS = 30  # characters of one JSON number
+MAX_INT = 10**9  # magnitude of any whole number
+MAX_STRING = 10_000  # characters of one string (a tile code: MAX_CODE)
+MAX_ITEMS = 20_000  # entries of one array or object
+MAX_CELLS = 2_000  # cells of a board
+MAX_TRAINS = 20  # trains of a company (and so routes of a route set)
+MAX_CODE = 1_000  # characters of a tile code
+
+
 def read_json(source: str | bytes | FilePath) -> Any:
-    """Read JSON from a file path or a string, with a clear error."""
+    """Read JSON from a file path, bytes or a string, with a clear error and
+    within the limits above (a ``where`` naming the field beyond one)."""
+    where = str(source) if isinstance(source, FilePath) else "json"
     try:
         if isinstance(source, FilePath):
-            text = source.read_text()
+            text: str | bytes = source.read_bytes()
         else:
             text = source
-        return json.loads(text)
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        data = json.loads(text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant)
     except FileNotFoundError:
         raise PositionError(str(source), "file not found") from None
     except OSError as exc:
         raise PositionError(str(source), f"cannot read: {exc.strerror or exc}") from None
+    except RecursionError:
+        raise PositionError(where, f"invalid JSON: nested deeper than {MAX_DEPTH} levels") from None
+    except _NumberError as exc:
+        raise PositionError(where, f"invalid JSON: {exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         # a file is named, so that the reader knows which of several inputs is wrong
-        where = str(source) if isinstance(source, FilePath) else "json"
         raise PositionError(where, f"invalid JSON: {exc}") from None
+    check_json(data)
+    return data
+
+
+class _NumberError(ValueError):
+    pass
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_DIGITS:
+        raise _NumberError(f"a number of {len(text)} digits (at most {MAX_DIGITS})")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if len(text) > MAX_DIGITS:
+        raise _NumberError(f"a number of {len(text)} characters (at most {MAX_DIGITS})")
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NumberError(f"number {text} out of range")
+    return value
+
+
+def _json_constant(text: str) -> Any:
+    raise _NumberError(f"{text} is not JSON")
+
+
+def check_json(data: Any, where: str = "") -> None:
+    """Refuse what the engine must never meet, naming the field: nesting past
+    MAX_DEPTH, whole numbers past MAX_INT, numbers that are not finite, strings
+    past MAX_STRING or not valid Unicode (lone surrogates), arrays and objects
+    past MAX_ITEMS, and anything that is not JSON (positions built in Python)."""
+    stack: list[tuple[Any, str, int]] = [(data, where, 0)]
+    while stack:
+        value, at, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise PositionError(at or "json", f"nested deeper than {MAX_DEPTH} levels")
+        if value is None or isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            if not -MAX_INT <= value <= MAX_INT:
+                raise PositionError(at or "json", f"number {_short(value)} out of range (at most {MAX_INT:,} "
+                                                  "either way)")
+        elif isinstance(value, float):
+            if not math.isfinite(value) or abs(value) > MAX_INT:
+                raise PositionError(at or "json", f"number {value!r} out of range (at most {MAX_INT:,} either way)")
+        elif isinstance(value, str):
+            _check_string(value, at)
+        elif isinstance(value, (list, dict)):
+            if len(value) > MAX_ITEMS:
+                raise PositionError(at or "json", f"{len(value):,} entries (at most {MAX_ITEMS:,})")
+            if isinstance(value, list):
+                stack.extend((item, f"{at}[{i}]", depth + 1) for i, item in enumerate(value))
+            else:
+                for key, item in value.items():
+                    if not isinstance(key, str):
+                        raise PositionError(at or "json", f"key {_short(key)} is not a string")
+                    _check_string(key, f"{at} key")
+                    stack.append((item, f"{at}.{key}" if at else key, depth + 1))
+        else:
+            raise PositionError(at or "json", f"a {type(value).__name__} is not a JSON value")
+
+
+def _check_string(value: str, at: str) -> None:
+    if len(value) > MAX_STRING:
+        raise PositionError(at or "json", f"a string of {len(value):,} characters (at most {MAX_STRING:,})")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise PositionError(at or "json", f"a string holding a lone surrogate U+{ord(value[exc.start]):04X} at "
+                                          f"character {exc.start} (not valid Unicode)") from None
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, int) else (str(value) if abs(value) < 10**30 else
+                                                            f"of {len(str(abs(value)))} digits")
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def unwrap(data: Any) -> dict:
@@ -55,6 +153,7 @@ def load_position(data: Any) -> Position:
     """Check and build a position from parsed JSON (bare or wrapped)."""
 
     data = unwrap(data)
+    check_json(data)
     for key in data:
         if key not in TOP_KEYS:
             raise PositionError(key, "unknown top-level key")
@@ -75,6 +174,8 @@ def load_position(data: Any) -> Position:
     hexes = data["hexes"]
     if not isinstance(hexes, list):
         raise PositionError("hexes", "must be a list of cells")
+    if len(hexes) > MAX_CELLS:
+        raise PositionError("hexes", f"{len(hexes):,} cells (a board has at most {MAX_CELLS:,})")
 
     cells_raw: dict[str, dict] = {}
     for i, cell in enumerate(hexes):
@@ -98,11 +199,14 @@ def load_position(data: Any) -> Position:
     cells: dict[str, Cell] = {}
     by_coords = {grid.coords(cid): cid for cid in cells_raw}
     for cid, cell in cells_raw.items():
+        deadline.check("reading the board")
         cells[cid] = _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index, paths)
 
     trains_raw = data["trains"]
     if not isinstance(trains_raw, list):
         raise PositionError("trains", "must be a list")
+    if len(trains_raw) > MAX_TRAINS:
+        raise PositionError("trains", f"{len(trains_raw)} trains (a company runs at most {MAX_TRAINS})")
     trains = [rules.parse_train(t, f"trains[{i}]") for i, t in enumerate(trains_raw)]
     options = data.get("options")
     options = {} if options is None else options
@@ -123,6 +227,8 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
     code = cell.get("code")
     if code is None:
         raise PositionError(where, "missing 'code'")
+    if isinstance(code, str) and len(code) > MAX_CODE:
+        raise PositionError(where, f"a tile code of {len(code):,} characters (at most {MAX_CODE:,})")
     rotation = cell.get("rotation", 0)
     if isinstance(rotation, bool) or not isinstance(rotation, int) or not 0 <= rotation < grid.num_edges:
         raise PositionError(where, f"rotation {rotation!r} out of range 0-{grid.num_edges - 1}")

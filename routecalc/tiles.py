@@ -9,6 +9,7 @@ not define is an error, so a typo never passes silently.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .errors import PositionError
@@ -117,11 +118,24 @@ class Tile:
         return tuple(n for n in self.nodes if n.type == "city" or (n.type == "offboard" and n.slots))
 
 
-def _int(text: str, where: str, key: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise PositionError(where, f"{key} must be a whole number, got {text!r}") from None
+#: Bounds of the whole numbers of a tile code: a revenue beyond MAX_REVENUE
+#: either way, or more than MAX_LANES lanes or MAX_SLOTS slots, is refused.
+MAX_REVENUE = 1_000_000
+MAX_LANES = 8
+MAX_SLOTS = 16
+_WHOLE = re.compile(r"-?[0-9]{1,9}")
+
+
+def _int(text: str, where: str, key: str, low: int = -MAX_REVENUE, high: int = MAX_REVENUE) -> int:
+    if not _WHOLE.fullmatch(text):
+        shown = text if len(text) <= 20 else text[:17] + "..."
+        raise PositionError(where, f"{key} must be a whole number, got {shown!r}")
+    value = int(text)
+    if value < low:
+        raise PositionError(where, f"{key} must not be negative" if low == 0 else f"{key} must be at least {low}")
+    if value > high:
+        raise PositionError(where, f"{key} {value} is over the limit of {high}")
+    return value
 
 
 def _params(body: str, part: str, where: str) -> dict[str, str]:
@@ -143,7 +157,9 @@ def _lane(text: str | None, where: str) -> tuple[int, int] | None:
     if text is None:
         return None
     width, sep, index = text.partition(".")
-    return _int(width, where, "lane"), (_int(index, where, "lane") if sep else 0)
+    width_n = _int(width, where, "lane width", 1, MAX_LANES)
+    index_n = _int(index, where, "lane index", 0, width_n - 1) if sep else 0
+    return width_n, index_n
 
 
 def parse_tile(code: str, where: str, num_edges: int = 6) -> Tile:
@@ -191,9 +207,7 @@ def _node(index: int, part: str, params: dict[str, str], where: str) -> TileNode
     revenue = Revenue.parse(params["revenue"], where) if "revenue" in params else Revenue()
     slots = 0
     if part in ("city", "offboard"):
-        slots = _int(params.get("slots", "1" if part == "city" else "0"), where, "slots")
-        if slots < 0:
-            raise PositionError(where, "slots must not be negative")
+        slots = _int(params.get("slots", "1" if part == "city" else "0"), where, "slots", 0, MAX_SLOTS)
     groups = tuple(filter(None, params.get("groups", "").split("|")))
     goods = tuple(filter(None, params.get("goods", "").split("|")))
     return TileNode(index=index, type=part, revenue=revenue, slots=slots,
@@ -206,7 +220,7 @@ def _end(text: str | None, key: str, where: str, num_nodes: int, num_edges: int)
     if text is None:
         raise PositionError(where, f"path needs '{key}'")
     if text.startswith("_"):
-        node = _int(text[1:], where, key)
+        node = _int(text[1:], where, key, 0, MAX_REVENUE)
         if not 0 <= node < num_nodes:
             raise PositionError(where, f"path {key}:{text} names a missing node (tile has {num_nodes})")
         return PathEnd(node=node)
@@ -223,9 +237,7 @@ def _paths(params: dict[str, str], where: str, num_nodes: int, num_edges: int) -
     if track not in TRACKS:
         raise PositionError(where, f"unknown track {track!r} (broad, narrow or dual)")
     terminal = params.get("terminal", "0") not in ("0", "false")
-    lanes = _int(params.get("lanes", "1"), where, "lanes")
-    if lanes < 1:
-        raise PositionError(where, "lanes must be at least 1")
+    lanes = _int(params.get("lanes", "1"), where, "lanes", 1, MAX_LANES)
     a_lane, b_lane = _lane(params.get("a_lane"), where), _lane(params.get("b_lane"), where)
     out = []
     for i in range(lanes):

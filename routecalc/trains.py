@@ -18,6 +18,10 @@ from dataclasses import dataclass
 from .errors import PositionError
 
 UNLIMITED = 999
+#: Bounds of what a train reads: stops visited or paid (a distance) at most
+#: UNLIMITED, multipliers at most MAX_MULTIPLIER, so that no revenue the
+#: kernels compute can overflow 64 bits.
+MAX_MULTIPLIER = 100
 CATEGORIES = ("city", "town", "offboard")
 
 
@@ -64,14 +68,14 @@ def all_stops(n: int) -> tuple[DistanceGroup, ...]:
 
 def generic_train(name: str, where: str) -> Train:
     """Generic catalogue: ``n``, ``n+m``, ``D``, ``nE``."""
-    if m := re.fullmatch(r"(\d+)", name):
+    if m := re.fullmatch(r"([1-9][0-9]{0,2})", name):
         return Train(name, all_stops(int(m.group(1))))
-    if m := re.fullmatch(r"(\d+)\+(\d+)", name):
+    if m := re.fullmatch(r"([1-9][0-9]{0,2})\+(0|[1-9][0-9]{0,2})", name):
         return Train(name, (DistanceGroup(frozenset({"city", "offboard"}), int(m.group(1)), int(m.group(1))),
                             DistanceGroup(frozenset({"town"}), int(m.group(2)), int(m.group(2)))))
     if name == "D":
         return Train(name, all_stops(UNLIMITED), diesel=True)
-    if m := re.fullmatch(r"(\d+)E", name):
+    if m := re.fullmatch(r"([1-9][0-9]{0,2})E", name):
         return Train(name, (DistanceGroup(frozenset(CATEGORIES), int(m.group(1)), UNLIMITED),))
     raise PositionError(where, f"unknown train {name!r}")
 
@@ -82,9 +86,12 @@ _IGNORED_TRAIN_KEYS = {"price", "rusts_on", "obsolete_on", "num", "available_on"
                        "track_type", "reserved", "id", "owner", "operated"}
 
 
-def _whole(value, where: str, key: str, minimum: int = 0) -> int:
+def _whole(value, where: str, key: str, minimum: int = 0, maximum: int = UNLIMITED) -> int:
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise PositionError(where, f"{key} must be a whole number >= {minimum}, got {value!r}")
+        raise PositionError(where, f"{key} must be a whole number >= {minimum}, got {shown}")
+    if value > maximum:
+        raise PositionError(where, f"{key} must be at most {maximum}, got {shown}")
     return value
 
 
@@ -105,7 +112,7 @@ def object_train(spec: dict, where: str, catalogue, extra_keys: frozenset[str] =
         base = catalogue(name, where)
     else:
         base = Train(name, _distance(spec["distance"], where))
-    multiplier = _whole(spec.get("multiplier", base.multiplier), where, "multiplier", 1)
+    multiplier = _whole(spec.get("multiplier", base.multiplier), where, "multiplier", 1, MAX_MULTIPLIER)
     fill = spec.get("fill", base.fill)
     if not isinstance(fill, bool):
         raise PositionError(where, "fill must be true or false")
@@ -138,5 +145,5 @@ def _distance(distance, where: str) -> tuple[DistanceGroup, ...]:
             raise PositionError(gwhere, "needs pay and visit")
         groups.append(DistanceGroup(frozenset(nodes), _whole(group["pay"], gwhere, "pay"),
                                     _whole(group["visit"], gwhere, "visit"),
-                                    _whole(group.get("multiplier", 1), gwhere, "multiplier", 1)))
+                                    _whole(group.get("multiplier", 1), gwhere, "multiplier", 1, MAX_MULTIPLIER)))
     return tuple(groups)

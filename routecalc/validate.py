@@ -7,15 +7,16 @@ by construction one the validator accepts.
 
 from __future__ import annotations
 
-from itertools import permutations, product
 from typing import Any, Iterator
 
 
+from . import deadline
 from .errors import PositionError, RouteViolation
 from .graph import BLOCKED, END_ONLY, TrackGraph, compile_position
-from .model import Position
+from .model import MAX_TRAINS, Position
 from .routes import Route
 from .rules import require_route_engine
+from .trains import UNLIMITED
 from .scoring import TrainTable, best_payment, train_tables, within_limits
 
 
@@ -120,6 +121,8 @@ class RouteSetValidator:
             routes_json = routes_json["routes"]
         if not isinstance(routes_json, list):
             raise PositionError("routes", "must be a list of routes or {\"routes\": [...]}")
+        if len(routes_json) > MAX_TRAINS:
+            raise PositionError("routes", f"{len(routes_json)} routes (a company runs at most {MAX_TRAINS} trains)")
         free = list(range(len(self.position.trains)))
         first = [self._train(rj, i, free) for i, rj in enumerate(routes_json)]
         best, error = None, None
@@ -138,24 +141,42 @@ class RouteSetValidator:
     def _assignments(self, routes_json: list, first: list[int]) -> Iterator[list[int]]:
         """Trains for the routes: the first free train of each route's name,
         then, where trains of one name differ (train objects with their own
-        distance, say), every other way of giving them to the routes of that
-        name. A proposal names trains only by name: the best valid reading counts."""
+        distance, say), the assignment of those trains to the routes of that
+        name that makes the most routes valid and, among those, pays most (a
+        maximum-weight matching over each route scored alone with each train,
+        not every order). A proposal names trains only by name: the best
+        valid reading counts."""
         yield first
         trains = self.position.trains
-        per_name = []  # (route positions, the ways to give them trains) per name whose trains differ
+        chosen = list(first)
         for name in dict.fromkeys(trains[k].name for k in first):
             at = [i for i, k in enumerate(first) if trains[k].name == name]
             mine = [k for k, t in enumerate(trains) if t.name == name]
-            if len({trains[k] for k in mine}) > 1:
-                ways = {tuple(trains[k] for k in way): way for way in permutations(mine, len(at))}
-                per_name.append((at, list(ways.values())))
-        for ways in product(*(w for _, w in per_name)):
-            trains_of = list(first)
-            for (at, _), way in zip(per_name, ways):
-                for i, k in zip(at, way):
-                    trains_of[i] = k
-            if trains_of != first:
-                yield trains_of
+            if len({trains[k] for k in mine}) == 1:
+                continue
+            pays = {}  # (route, kind of train) -> revenue of the route alone, or None
+            kinds = {trains[k]: k for k in mine}
+            for i in at:
+                for train, k in kinds.items():
+                    deadline.check("matching routes to trains")
+                    pays[i, train] = self._alone(routes_json[i], i, k)
+            # valid pairs weigh more than any revenue, so that validity comes first
+            top = 1 + sum(max((v for v in pays.values() if v is not None), default=0) for _ in at)
+            weights = [[0 if pays[i, trains[k]] is None else top + pays[i, trains[k]] for k in mine] for i in at]
+            for i, j in zip(at, best_assignment(weights)):
+                chosen[i] = mine[j]
+        if chosen != first:
+            yield chosen
+
+    def _alone(self, rj: Any, i: int, train: int) -> int | None:
+        """The revenue of route ``i`` run alone by ``train``, or None if it breaks a rule."""
+        try:
+            stops = self._stops(rj, i)
+            conns = self._connections(rj, i, stops, train, set())
+            check_route(stops, conns, self.tables[train], self.graph, i)
+            return score_route(Route(train, stops, conns), self.tables[train], self.graph, i).revenue
+        except RouteViolation:
+            return None
 
     def _scored(self, routes_json: list, trains: list[int]) -> list[Route]:
         """The routes, run by ``trains``, checked and scored; or the first broken rule."""
@@ -193,6 +214,8 @@ class RouteSetValidator:
         nodes = rj.get("nodes")
         if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
             raise PositionError(f"routes[{i}].nodes", "must be a list of node ids")
+        if len(nodes) > UNLIMITED:
+            raise PositionError(f"routes[{i}].nodes", f"{len(nodes)} stops (a route visits at most {UNLIMITED})")
         out = []
         for j, n in enumerate(nodes):
             if n not in self.position.node_index:
@@ -233,6 +256,23 @@ class RouteSetValidator:
             free = [c for c in fitting if not (used | mine).intersection(self.graph.conn_pieces[c])]
             conns.append((free or fitting)[0])
         return conns
+
+
+def best_assignment(weights: list[list[int]]) -> list[int]:
+    """Column of each row in a maximum-weight assignment of rows to distinct
+    columns (at most as many rows as columns; weights >= 0): OR-Tools' linear
+    sum assignment on the square matrix padded with rows of zeros."""
+    from ortools.graph.python.linear_sum_assignment import SimpleLinearSumAssignment
+
+    rows, cols = len(weights), len(weights[0]) if weights else 0
+    top = max((w for row in weights for w in row), default=0)
+    solver = SimpleLinearSumAssignment()
+    for r in range(cols):
+        for c in range(cols):
+            solver.add_arc_with_cost(r, c, top - weights[r][c] if r < rows else 0)
+    if solver.solve() != solver.OPTIMAL:
+        raise RuntimeError("the assignment of trains to routes found no perfect matching on a complete matrix")
+    return [solver.right_mate(r) for r in range(rows)]
 
 
 def validate_routes(position: Position, routes_json: Any) -> dict:

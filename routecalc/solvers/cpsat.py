@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from ortools.sat.python import cp_model
 
+from .. import deadline
 from ..graph import BLOCKED, END_ONLY, TOKEN, TrackGraph, compile_position
 from ..model import Position
 from ..routes import Route, answer
@@ -165,7 +166,9 @@ class PathModel:
             m.Add(tv.run == 0)
         node = {s: i + 1 for i, s in enumerate(stops)}
         arcs = [(DUMMY, DUMMY, tv.run.Not())]
+        ticker = deadline.Ticker("building the CP-SAT model", every=64)
         for s in stops:
+            ticker.tick()
             v = tv.visit[s] = m.NewBoolVar(f"v{t}_{s}")
             tv.start[s] = m.NewBoolVar(f"start{t}_{s}")
             tv.end[s] = m.NewBoolVar(f"end{t}_{s}")
@@ -176,6 +179,7 @@ class PathModel:
                 m.Add(tv.start[s] + tv.end[s] >= v)
         between: dict[tuple[int, int], list[int]] = defaultdict(list)
         for c in conns:
+            ticker.tick()
             tv.use[c] = m.NewBoolVar(f"u{t}_{c}")
             between[int(graph.conn_a[c]), int(graph.conn_b[c])].append(c)
         for (a, b), cs in between.items():
@@ -222,8 +226,10 @@ class PathModel:
         level: dict[int, list] = defaultdict(list)
         for s in tv.stops:
             level[reach.hops[s]].append(tv.visit[s])
+        ticker = deadline.Ticker("building the CP-SAT model", every=16)
         for s in tv.stops:
             for d in range(1, reach.hops[s]):
+                ticker.tick()
                 self.model.Add(sum(level[d]) >= tv.visit[s])
 
     def _cells_once(self, tv: _TrainVars, conns: list[int]) -> None:
@@ -408,12 +414,18 @@ class PathModel:
         solver.parameters.num_workers = WORKERS
         for key, value in SAT_PARAMETERS.items():
             setattr(solver.parameters, key, value)
+        time_limit = deadline.clip(time_limit)  # the ortools import and the model build count too
         if time_limit is not None:
-            solver.parameters.max_time_in_seconds = float(time_limit)
+            solver.parameters.max_time_in_seconds = max(0.0, float(time_limit))
         if work is not None:
             solver.parameters.max_deterministic_time = float(work)
         callback = _Progress(progress) if progress else None
-        code = solver.Solve(self.model, callback)
+        running = deadline.current()
+        if running is None:
+            code = solver.Solve(self.model, callback)
+        else:
+            with running.on_cancel(solver.StopSearch):
+                code = solver.Solve(self.model, callback)
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             routes = [self._route(t, tv, solver) for t, tv in self.vars.items()
                       if solver.BooleanValue(tv.run)]

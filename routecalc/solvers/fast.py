@@ -23,6 +23,7 @@ from typing import Callable
 
 import numpy as np
 
+from .. import deadline
 from ..errors import PositionError
 from ..graph import TOKEN, TrackGraph, compile_position
 from ..kernels import combination as comb
@@ -85,7 +86,8 @@ class Clock:
 
     def out_of_time(self, share: float = 1.0) -> bool:
         """Whether ``share`` of the time limit has passed."""
-        return self.time_limit is not None and time.perf_counter() - self.started >= share * self.time_limit
+        return (self.time_limit is not None and time.perf_counter() - self.started >= share * self.time_limit) \
+            or deadline.expired()
 
     def report(self, fraction: float) -> None:
         if self.progress is not None:
