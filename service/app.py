@@ -17,6 +17,7 @@ reads the same: ``ROUTECALC_MAX_BODY`` (bytes), ``ROUTECALC_MAX_TIME_LIMIT``
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import threading
 import time
@@ -28,11 +29,13 @@ from typing import Any, Callable
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from routecalc import api, solvers
+from routecalc import api, deadline, solvers
 from routecalc.errors import PositionError, RouteViolation
 from routecalc.model import load_position, read_json, unwrap
 from routecalc.render import render_svg
@@ -40,10 +43,15 @@ from routecalc.rules import RULES
 from routecalc.trains import Train
 
 from . import schemas
+from .guard import Guard
 
 STATIC = Path(__file__).resolve().parent / "static"
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DEMO_FIXTURE = "1830-late"
+#: Host names of the loopback address (and the name Starlette's test client sends).
+#: Seconds between two looks at whether the client of a running job hung up.
+DISCONNECT_POLL = 0.2
+LOOPBACK = ("127.0.0.1", "localhost", "::1", "testserver")
 
 
 @dataclass(frozen=True)
@@ -51,58 +59,43 @@ class Settings:
     max_body: int = 1_000_000
     max_time_limit: float = 30.0
     solve_threads: int = os.cpu_count() or 2
+    #: requests waiting for a solve thread at most; beyond them 503 + Retry-After
+    queue: int = 8
+    #: seconds a client has to send the body of a request (408 after)
+    body_timeout: float = 10.0
+    #: Host header names served (``*``: any); the loopback names by default
+    allowed_hosts: tuple[str, ...] = LOOPBACK
+    #: origins allowed to call from web pages elsewhere (CORS); none by default
+    cors_origins: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls) -> "Settings":
         env = os.environ
+
+        def names(key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(filter(None, (n.strip() for n in env[key].split(",")))) if key in env else default
+
         return cls(int(env.get("ROUTECALC_MAX_BODY", cls.max_body)),
                    float(env.get("ROUTECALC_MAX_TIME_LIMIT", cls.max_time_limit)),
-                   int(env.get("ROUTECALC_SOLVE_THREADS", cls.solve_threads)))
+                   int(env.get("ROUTECALC_SOLVE_THREADS", cls.solve_threads)),
+                   int(env.get("ROUTECALC_QUEUE", cls.queue)),
+                   float(env.get("ROUTECALC_BODY_TIMEOUT", cls.body_timeout)),
+                   names("ROUTECALC_ALLOWED_HOSTS", LOOPBACK), names("ROUTECALC_CORS_ORIGINS", ()))
 
 
-def error(status: int, message: str, where: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": message, "where": where, **extra}, status_code=status)
+def error(status: int, message: str, where: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+    """The service's one error shape; text a client sent is escaped, never a failed encoding."""
+    safe = message.encode("utf-8", "backslashreplace").decode("utf-8")
+    return JSONResponse({"error": safe, "where": where.encode("utf-8", "backslashreplace").decode("utf-8"), **extra},
+                        status_code=status, headers=headers)
 
 
-class BodyLimit:
-    """ASGI middleware: refuse a request body over ``limit`` bytes with 413.
+class Busy(Exception):
+    """Every solve thread is busy and the queue is full."""
 
-    The body is read here (the endpoints read it whole anyway), counting
-    the bytes as they arrive, so a missing or false Content-Length does not
-    get a large body through.
-    """
 
-    def __init__(self, app, limit: int):
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        too_big = error(413, f"request body over the {self.limit}-byte limit", "body")
-        length = dict(scope["headers"]).get(b"content-length", b"")
-        if length.isdigit() and int(length) > self.limit:
-            return await too_big(scope, receive, send)
-        chunks, size, more = [], 0, True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client left
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            if size > self.limit:
-                return await too_big(scope, receive, send)
-            more = message.get("more_body", False)
-        replayed = False
-
-        async def replay():
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-
-        await self.app(scope, replay, send)
+class ClientGone(Exception):
+    """The client hung up before its answer was ready; its work was cancelled."""
 
 
 def fixture_files() -> dict[str, Path]:
@@ -166,22 +159,49 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="routecalc", version="1", lifespan=lifespan,
                   description="Exact route optimisation and revenue calculation for 18xx games. "
                               "Positions follow position-format.md; rules route-rules.md.")
-    app.add_middleware(BodyLimit, limit=settings.max_body)
+    app.add_middleware(Guard, max_body=settings.max_body, body_timeout=settings.body_timeout,
+                       allowed_hosts=settings.allowed_hosts)
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
+                           allow_headers=["content-type"])
+    admitted = 0  # requests running or waiting for a solve thread (counted on the event loop)
 
-    async def in_pool(request: Request, fn: Callable, *args) -> Any:
-        nonlocal running
+    async def in_pool(request: Request, seconds: float, fn: Callable, *args) -> Any:
+        """Run ``fn`` in a solve thread under a ``seconds`` deadline (from when it
+        starts); refuse with Busy when the queue is full, and cancel the work
+        (its next deadline check fails) when the client hangs up."""
+        nonlocal admitted
+        if admitted >= settings.solve_threads + settings.queue:
+            raise Busy()
+        handle = deadline.Deadline(None)  # cancelled if the client leaves
 
         def job():
             nonlocal running
+            if handle.cancelled:
+                raise ClientGone()
             with lock:
                 running += 1
             try:
-                return fn(*args)
+                with deadline.within(deadline=deadline.Deadline(seconds, parent=handle)):
+                    return fn(*args)
             finally:
                 with lock:
                     running -= 1
 
-        return await asyncio.get_running_loop().run_in_executor(pool(request.app), job)
+        def release(_future) -> None:
+            nonlocal admitted
+            admitted -= 1
+
+        admitted += 1
+        future = asyncio.get_running_loop().run_in_executor(pool(request.app), job)
+        future.add_done_callback(release)
+        while True:
+            done, _ = await asyncio.wait({future}, timeout=DISCONNECT_POLL)
+            if done:
+                return future.result()
+            if await request.is_disconnected():
+                handle.cancel()
+                raise ClientGone()
 
     async def read_body(request: Request) -> Any:
         return read_json(await request.body())
@@ -190,9 +210,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return min(requested, settings.max_time_limit) if requested is not None else settings.max_time_limit
 
     def solve_job(data: Any, solver: str | None, time_limit: float) -> dict:
-        position = load_position(data)
         started = time.perf_counter()
-        answer = api.solve(position, solver or solvers.DEFAULT_SOLVER, time_limit=time_limit)
+        answer = api.solve(data, solver or solvers.DEFAULT_SOLVER, time_limit=time_limit)
         return {**answer, "elapsed": round(time.perf_counter() - started, 4), "time_limit": time_limit}
 
     def parts(data: Any, keys: tuple[str, ...]) -> tuple:
@@ -238,6 +257,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return error(422, str(exc), "routes" if exc.route is None else f"routes[{exc.route}]",
                      violation=exc.to_json())
 
+    @app.exception_handler(Busy)
+    async def busy(request: Request, exc: Busy):
+        wait = max(1, math.ceil(settings.max_time_limit / 2))
+        return error(503, f"all {settings.solve_threads} solve threads are busy and {settings.queue} requests "
+                          f"wait: try again in {wait} s", "queue", headers={"Retry-After": str(wait)})
+
+    @app.exception_handler(ClientGone)
+    async def client_gone(request: Request, exc: ClientGone):
+        return error(499, "the client went away: its work was cancelled", "client")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        where = {404: "path", 405: "method"}.get(exc.status_code, "request")
+        return error(exc.status_code, str(exc.detail), where, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception):
+        return error(500, f"internal error ({type(exc).__name__}); the service stays up", "server")
+
     @app.exception_handler(RequestValidationError)
     async def bad_parameter(request: Request, exc: RequestValidationError):
         first = exc.errors()[0]
@@ -257,7 +295,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """The maximum-revenue route set of the operating company. A solve stopped by its
         time limit answers the best run found with `status: feasible` and a true `bound`."""
         data = await read_body(request)
-        return await in_pool(request, solve_job, data, solver, time_limit_of(time_limit))
+        limit = time_limit_of(time_limit)
+        return await in_pool(request, limit, solve_job, data, solver, limit)
 
     validate_examples = {DEMO_FIXTURE: {"summary": "NYC's 4-train on the demo board", "value": {
         "position": demo_position, "routes": [{"train": "4", "nodes": ["D14-0", "E19-0", "F20-1", "G19-1"],
@@ -269,7 +308,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def validate(request: Request):
         """Scored routes and their total (`valid: true`), or the rule a route breaks
         (`valid: false` with the named `violation`)."""
-        return await in_pool(request, validate_job, await read_body(request))
+        return await in_pool(request, settings.max_time_limit, validate_job, await read_body(request))
 
     render_examples = {DEMO_FIXTURE: {"summary": "the demo board", "value": {"position": demo_position}}} \
         if demo else {}
@@ -284,7 +323,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         with `routes` (validated and scored first) or `solve=true`, the routes in colour
         and a legend with each train's revenue."""
         data = await read_body(request)
-        svg = await in_pool(request, render_job, data, solve, solver, time_limit_of(time_limit))
+        limit = time_limit_of(time_limit)
+        svg = await in_pool(request, limit, render_job, data, solve, solver, limit)
         return Response(svg, media_type="image/svg+xml")
 
     @app.get("/v1/games", response_model=list[schemas.GameInfo], summary="Rule sets and their trains")

@@ -10,6 +10,8 @@ from typing import Iterator
 
 import uvicorn
 
+from service.guard import GuardedH11Protocol
+
 
 @contextmanager
 def serving(app) -> Iterator[str]:
@@ -18,7 +20,7 @@ def serving(app) -> Iterator[str]:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", http=GuardedH11Protocol))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60

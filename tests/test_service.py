@@ -23,12 +23,13 @@ DEMO = ROOT / "fixtures" / "1830-late.json"
 SVG = "{http://www.w3.org/2000/svg}"
 MAX_TIME = 5.0
 MAX_BODY = 300_000
+JSON = {"content-type": "application/json"}
 
 
 @pytest.fixture(scope="module")
 def client():
     app = create_app(Settings(max_body=MAX_BODY, max_time_limit=MAX_TIME, solve_threads=2))
-    with serving(app) as url, httpx.Client(base_url=url, timeout=120) as c:
+    with serving(app) as url, httpx.Client(base_url=url, timeout=120, headers=JSON) as c:
         yield c
 
 
@@ -85,11 +86,12 @@ def test_solver_names_are_read_at_request_time_and_time_limit_is_capped(client, 
     monkeypatch.setitem(solvers.SOLVERS, "probe", probe)
     r = client.post("/v1/solve", params={"solver": "probe", "time_limit": 1000}, content=demo_text())
     assert r.status_code == 200
-    assert seen == [MAX_TIME]
+    # the solver gets what is left of the capped limit after reading and compiling
+    assert len(seen) == 1 and MAX_TIME - 1 < seen[0] <= MAX_TIME
     assert r.json()["time_limit"] == MAX_TIME
     assert r.json()["status"] == "feasible" and r.json()["bound"] == demo_answer["revenue"] + 10
     r = client.post("/v1/solve", params={"solver": "probe", "time_limit": 0.5}, content=demo_text())
-    assert seen[-1] == 0.5
+    assert 0 < seen[-1] <= 0.5
     assert "probe" in client.get("/healthz").json()["solvers"]
 
 
