@@ -22,6 +22,7 @@ import math
 import xml.etree.ElementTree as ET
 from typing import Any, Iterable
 
+from . import deadline
 from .geometry import EDGE_DELTAS
 from .graph import TrackGraph, compile_position
 from .model import Cell, End, Node, Path, Position
@@ -158,8 +159,12 @@ class BoardDrawing:
         self.position = position
         self.geo = BoardGeometry(position.grid.layout)
         self.centers = {cid: self.geo.center(cell) for cid, cell in position.cells.items()}
+        self.paths_of: dict[str, list[Path]] = {cid: [] for cid in position.cells}
+        for p in position.paths:
+            self.paths_of[p.cell].append(p)
         self.node_pos: dict[int, Point] = {}
         for cid, cell in position.cells.items():
+            deadline.check("placing the board's nodes")
             self._place_nodes(cell)
 
     def _place_nodes(self, cell: Cell) -> None:
@@ -170,9 +175,7 @@ class BoardDrawing:
             self.node_pos[nodes[0]] = c
             return
         edges: dict[int, list[int]] = {n: [] for n in nodes}
-        for p in self.position.paths:
-            if p.cell != cell.id:
-                continue
+        for p in self.paths_of[cell.id]:
             for end, other in ((p.a, p.b), (p.b, p.a)):
                 if end.node is not None and other.edge is not None:
                     edges[end.node].append(other.edge)
@@ -273,7 +276,7 @@ def _draw_cell(svg: ET.Element, drawing: BoardDrawing, cell: Cell) -> None:
     position, geo = drawing.position, drawing.geo
     c = drawing.centers[cell.id]
     nodes = [position.nodes[i] for i in cell.nodes]
-    cell_paths = [p for p in position.paths if p.cell == cell.id]
+    cell_paths = drawing.paths_of[cell.id]
     kind = ("offboard" if any(n.type == "offboard" for n in nodes)
             else "track" if nodes or cell_paths else "blank")
     g = _sub(svg, "g", {"class": "cell", "data-id": cell.id, "data-kind": kind})
@@ -395,6 +398,7 @@ def render_svg(position: Position, result: dict | None = None, *, title: str | N
     _sub(svg, "style", None, STYLE)
     board = _sub(svg, "g", {"class": "board"})
     for cell in position.cells.values():
+        deadline.check("drawing the board")
         _draw_cell(board, drawing, cell)
     layer = _sub(svg, "g", {"class": "routes"})
     if routes:

@@ -49,6 +49,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DEMO_FIXTURE = "1830-late"
 #: Host names of the loopback address (and the name Starlette's test client sends).
+#: Share of a render request's time limit its solve may use (the rest draws).
+RENDER_SOLVE_SHARE = 0.75
 #: Seconds between two looks at whether the client of a running job hung up.
 DISCONNECT_POLL = 0.2
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "testserver")
@@ -243,7 +245,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise PositionError("solve", "give routes or solve=true, not both")
         result = None
         if solve:
-            result = api.solve(position, solver or solvers.DEFAULT_SOLVER, time_limit=time_limit)
+            # the drawing needs some of the limit too
+            result = api.solve(position, solver or solvers.DEFAULT_SOLVER, time_limit=RENDER_SOLVE_SHARE * time_limit)
         elif routes is not None:
             result = api.validate(position, routes)
         return render_svg(position, result)
