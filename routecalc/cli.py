@@ -12,7 +12,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import api
+from . import api, deadline
 from .errors import PositionError, RouteViolation
 from .model import load_position, read_json
 from .solvers import DEFAULT_SOLVER, KERNEL_SOLVERS, SOLVERS, warm_up
@@ -86,7 +86,8 @@ def cmd_solve(args) -> int:
         warm_up()
     for path in args.positions:
         try:
-            with progress_bar(args.progress, path) as progress:
+            with progress_bar(args.progress, path) as progress, deadline.within(args.time_limit):
+                # the limit covers reading the file too
                 answer = api.solve(_load(path), args.solver, time_limit=args.time_limit,
                                    route_limit=args.route_limit, progress=progress)
         except PositionError as exc:
@@ -138,7 +139,10 @@ def cmd_render(args) -> int:
     from .render import render_svg
 
     def load_and_route():
-        position = _load(args.position)
+        with deadline.within(args.time_limit if args.solve else None):
+            return route(_load(args.position))
+
+    def route(position):
         if args.solve:
             return position, api.solve(position, args.solver, time_limit=args.time_limit)
         if args.routes:
@@ -166,12 +170,21 @@ def cmd_serve(args) -> int:
 
     import uvicorn
 
+    from service.guard import GuardedH11Protocol
+
+    if not args.allowed_host:  # the bound address, and its names on the loopback
+        loopback = args.host in ("127.0.0.1", "localhost", "::1")
+        args.allowed_host = ["*"] if args.host in ("0.0.0.0", "::", "") else \
+            [args.host] + (["127.0.0.1", "localhost", "::1"] if loopback else [])
+    args.allowed_host = ",".join(args.allowed_host)
+    args.cors_origin = ",".join(args.cors_origin) if args.cors_origin else None
     for option, env in (("max_body", "ROUTECALC_MAX_BODY"), ("max_time_limit", "ROUTECALC_MAX_TIME_LIMIT"),
-                        ("threads", "ROUTECALC_SOLVE_THREADS")):
+                        ("threads", "ROUTECALC_SOLVE_THREADS"), ("queue", "ROUTECALC_QUEUE"),
+                        ("allowed_host", "ROUTECALC_ALLOWED_HOSTS"), ("cors_origin", "ROUTECALC_CORS_ORIGINS")):
         if getattr(args, option) is not None:
             os.environ[env] = str(getattr(args, option))
     uvicorn.run("service.app:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
-                log_level=args.log_level, access_log=args.access_log)
+                log_level=args.log_level, access_log=args.access_log, http=GuardedH11Protocol)
     return 0
 
 
@@ -219,6 +232,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-time-limit", type=float, default=None,
                        help="seconds; caps a request's time_limit and is its default (default 30)")
     serve.add_argument("--max-body", type=int, default=None, help="request body limit in bytes (default 1000000)")
+    serve.add_argument("--queue", type=int, default=None,
+                       help="requests waiting for a solve thread at most; beyond them 503 (default 8)")
+    serve.add_argument("--allowed-host", action="append", metavar="NAME",
+                       help="a Host header name served (repeat; '*' any); default: the --host address "
+                            "(and the loopback names), any for 0.0.0.0")
+    serve.add_argument("--cors-origin", action="append", metavar="ORIGIN",
+                       help="a web origin allowed to call the service from its pages (repeat); default none")
     serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     serve.add_argument("--no-access-log", dest="access_log", action="store_false")
     serve.set_defaults(func=cmd_serve)

@@ -332,3 +332,93 @@ def test_any_one_bad_value_is_a_position_error(path, value):
         load_position(read_json(json.dumps(data)))
     except PositionError:
         pass
+
+
+# -- hostile input (issue 15): limits where JSON is read, ranges where numbers are read --------
+
+def read_fails(text: str | bytes, *fragments: str) -> PositionError:
+    with pytest.raises(PositionError) as err:
+        read_json(text)
+    for fragment in fragments:
+        assert fragment in str(err.value), err.value
+    return err.value
+
+
+@pytest.mark.parametrize("depth", [34, 2_000, 200_000])
+def test_deep_nesting_is_a_named_error(depth):
+    read_fails("[" * depth + "]" * depth, "nested deeper than 32")
+
+
+def test_numbers_of_thousands_of_digits_and_non_numbers_are_refused():
+    read_fails('{"format": ' + "9" * 5000 + "}", "5000 digits")
+    read_fails('{"a": 1e999}', "out of range")
+    read_fails('{"a": NaN}', "NaN is not JSON")
+    err = read_fails('{"trains": [{"name": "2", "multiplier": 10000000000}]}', "out of range")
+    assert err.where == "trains[0].multiplier"
+
+
+def test_long_strings_big_arrays_and_lone_surrogates_are_named():
+    assert read_fails(json.dumps({"company": "x" * 10_001})).where == "company"
+    assert read_fails(json.dumps({"hexes": [0] * 20_001})).where == "hexes"
+    err = read_fails('{"company": "A\\ud800"}', "lone surrogate U+D800")
+    assert err.where == "company"
+    err = read_fails('{"trains": ["2", "\\udfff"]}', "lone surrogate")
+    assert err.where == "trains[1]"
+    # the error itself can be encoded (the service and the CLI send it)
+    str(err).encode("utf-8")
+
+
+def test_positions_built_in_python_are_checked_too():
+    fails(with_(("company",), "A\udc80"), "company", "lone surrogate")
+    fails(with_(("options",), {"no_hex_twice": float("nan")}), "options.no_hex_twice", "out of range")
+    fails(with_(("trains",), [{"name": "2", "multiplier": 2 ** 59}]), "trains[0].multiplier", "out of range")
+    fails(with_(("trains",), ("2",)), "trains", "not a JSON value")
+
+
+@pytest.mark.parametrize("spec, fragment", [
+    ({"name": "2", "multiplier": 101}, "multiplier must be at most 100"),
+    ({"name": "x", "distance": 1000}, "distance must be at most 999"),
+    ({"name": "x", "distance": [{"nodes": ["city"], "pay": 2, "visit": 5000}]}, "visit must be at most 999"),
+    ("99999999999999999999", "unknown train"),
+    ("2\u0663", "unknown train"),  # an Arabic-Indic digit is not a distance
+])
+def test_train_numbers_are_range_checked(spec, fragment):
+    error = fails(with_(("trains",), [spec]), error_where(spec), fragment)
+    assert error
+
+
+def error_where(spec) -> str:
+    return "trains[0] distance[0]" if isinstance(spec, dict) and isinstance(spec.get("distance"), list) \
+        else "trains[0]"
+
+
+@pytest.mark.parametrize("code, fragment", [
+    ("city=revenue:20;path=a:0,b:3,lanes:1000000", "lanes 1000000 is over the limit of 8"),
+    ("city=revenue:" + "9" * 500, "revenue must be a whole number"),
+    ("city=revenue:1000001", "revenue 1000001 is over the limit"),
+    ("city=revenue:yellow_20|brown_99999999", "over the limit"),
+    ("city=revenue:20,slots:17", "slots 17 is over the limit of 16"),
+    ("city=revenue:+20", "whole number"),
+    ("city=revenue:1e3", "whole number"),
+    ("path=a:0,b:3,a_lane:2.5", "lane index 5 is over the limit of 1"),
+    ("path=a:0,b:3," + "x" * 2000, "a tile code of 2,0"),
+])
+def test_tile_code_numbers_are_range_checked(code, fragment):
+    with pytest.raises(PositionError) as err:
+        load_position(position([cell("A1", code)]))
+    assert err.value.where.startswith("cell A1") and fragment in err.value.message, err.value
+
+
+@pytest.mark.parametrize("alias", ["A01", "A1\n", "A+1", "A-0", "a1", "A\u0661", "AAAA1", "A12345"])
+def test_cell_ids_are_canonical(alias):
+    data = position([cell("A1", city(20), tokens=[["A"]]), cell("A3", city(30)), cell(alias, city(400))],
+                    trains=["2"])
+    with pytest.raises(PositionError) as err:
+        load_position(data)
+    assert err.value.where == f"cell {alias!r}" and "bad cell id" in err.value.message
+
+
+def test_size_limits_are_named():
+    many = [cell(f"A{2 * i + 1}", "") for i in range(2_001)]
+    fails(position(many), "hexes", "2,001 cells", "at most 2,000")
+    fails(with_(("trains",), ["2"] * 21), "trains", "21 trains", "at most 20")
