@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-load slow chromium serve load
+.PHONY: demo test bench bench-load slow chromium serve load fuzz
 demo: $(STAMP)
 	$(BIN)/routecalc demo
 
@@ -25,6 +25,10 @@ load: $(STAMP)
 # the stress set with a 10 s limit, idle and beside two busy processes per core
 bench-load: $(STAMP)
 	$(BIN)/python benchmarks/load_quality.py
+
+# The long fuzz run: 10,000 mutated positions and route sets through the API, the CLI and the service
+fuzz: $(STAMP)
+	$(BIN)/python tests/fuzz.py --cases $(or $(FUZZ_CASES),10000) --seed $(or $(FUZZ_SEED),1)
 
 slow: $(STAMP)
 	$(BIN)/pytest -m slow

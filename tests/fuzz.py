@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from routecalc import api, deadline  # noqa: E402
-from routecalc.errors import PositionError, RouteViolation  # noqa: E402
+from routecalc.errors import PositionError, RouteViolation, TimeLimitError  # noqa: E402
 from routecalc.model import read_json  # noqa: E402
 from routecalc.render import render_svg  # noqa: E402
 
@@ -44,6 +44,10 @@ CORPUS = ROOT / "fixtures" / "corpus"
 #: Seconds over its time limit a case may take before it counts as an overrun.
 GRACE = 1.0
 OUTCOMES = ("answer", "named", "crash", "overrun", "disagree")
+#: The second solver of an agreement check gets this many times the case's limit.
+AGREE_FACTOR = 4
+#: Also counted (not an outcome): past the limit + GRACE in wall time only.
+SLOW = "slow wall"
 
 
 @dataclass(frozen=True)
@@ -295,19 +299,29 @@ class Tally:
             self.examples.append(f"{entry} {outcome} case {case.number if case else '?'} "
                                  f"({case.seed if case else ''}, {case.kind if case else ''}): {detail[:300]}")
 
+    def cases(self, entry: str) -> int:
+        return sum(self.counts.get(entry, Counter())[o] for o in OUTCOMES)
+
     def bad(self) -> int:
         return sum(c[o] for c in self.counts.values() for o in ("crash", "overrun", "disagree"))
 
     def table(self) -> str:
-        lines = [f"{'entry':<10}" + "".join(f"{o:>10}" for o in ("cases",) + OUTCOMES)]
+        lines = [f"{'entry':<10}" + "".join(f"{o:>10}" for o in ("cases",) + OUTCOMES + (SLOW,))]
         for entry, c in self.counts.items():
-            lines.append(f"{entry:<10}{sum(c.values()):>10}" + "".join(f"{c[o]:>10}" for o in OUTCOMES))
+            cases_ = sum(c[o] for o in OUTCOMES)
+            lines.append(f"{entry:<10}{cases_:>10}" + "".join(f"{c[o]:>10}" for o in OUTCOMES + (SLOW,)))
         return "\n".join(lines + self.examples)
+
+
+def overran(wall: float, cpu: float, limit: float) -> bool:
+    """Past the limit + GRACE in wall time and in CPU time: on a shared, loaded
+    machine a run may wait for a core without doing any work past its limit."""
+    return wall > limit + GRACE and cpu > limit + GRACE
 
 
 def run_api(case: Case, time_limit: float, tally: Tally, agree: bool = True) -> None:
     """One case through the Python API (reading included in the limit)."""
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     outcome, detail = "answer", ""
     answer = None
     try:
@@ -327,9 +341,11 @@ def run_api(case: Case, time_limit: float, tally: Tally, agree: bool = True) -> 
         str(exc).encode("utf-8")  # the message must be sendable
     except Exception as exc:  # noqa: BLE001 - the fuzzer's job is to find these
         outcome, detail = "crash", f"{type(exc).__name__}: {exc}"
-    took = time.perf_counter() - started
+    took, cpu = time.perf_counter() - started, time.process_time() - cpu
     if outcome != "crash" and took > time_limit + GRACE:
-        outcome, detail = "overrun", f"{took:.2f} s with a {time_limit:g} s limit"
+        tally.add("api", "slow wall", case)
+        if overran(took, cpu, time_limit):
+            outcome, detail = "overrun", f"{took:.2f} s ({cpu:.2f} s CPU) with a {time_limit:g} s limit"
     tally.add("api", outcome, case, detail)
     if agree and answer is not None and answer.get("status") == "optimal" and "routes" in answer \
             and answer.get("solver") != "cuba" and "plan" not in answer:
@@ -340,7 +356,10 @@ def _check_agreement(case: Case, answer: dict, time_limit: float, tally: Tally) 
     """Another solver on the same position: two optimal answers must agree."""
     other = "reference" if case.solver != "reference" else "cpsat"
     try:
-        second = api.solve(read_json(case.text), other, time_limit=time_limit)
+        second = api.solve(read_json(case.text), other, time_limit=AGREE_FACTOR * time_limit)
+    except TimeLimitError:
+        tally.add("agree", "answer", case)  # no second answer in time: nothing to compare
+        return
     except (PositionError, RouteViolation) as exc:
         tally.add("agree", "disagree", case, f"{case.solver} answered, {other} refused: {exc}")
         return
@@ -363,13 +382,13 @@ def run_cli(batch: list[Case], time_limit: float, tally: Tally, workdir: Path) -
     by_file = {f: c for f, c in zip(files, batch)}
     cmd = [str(ROOT / ".venv" / "bin" / "routecalc"), "solve", "--time-limit", str(time_limit), *files]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
-    last = time.perf_counter()
+    last, last_cpu = time.perf_counter(), _cpu_of(proc.pid)
     seen = set()
     assert proc.stdout is not None
     first = True
     for line in proc.stdout:
-        now = time.perf_counter()
-        took, last = now - last, now
+        now, now_cpu = time.perf_counter(), _cpu_of(proc.pid)
+        took, cpu, last, last_cpu = now - last, now_cpu - last_cpu, now, now_cpu
         try:
             out = json.loads(line)
             case = by_file[out["file"]]
@@ -378,10 +397,12 @@ def run_cli(batch: list[Case], time_limit: float, tally: Tally, workdir: Path) -
             continue
         seen.add(out["file"])
         outcome = "named" if "error" in out and "where" in out else "answer"
-        if not first and took > time_limit + GRACE:
-            outcome = "overrun"
-        first = False  # the first line also carries the process start-up
-        tally.add("cli", outcome, case, f"{took:.2f} s")
+        if not first and took > time_limit + GRACE:  # the first line also carries the process start-up
+            tally.add("cli", "slow wall", case)
+            if overran(took, cpu, time_limit):
+                outcome = "overrun"
+        first = False
+        tally.add("cli", outcome, case, f"{took:.2f} s ({cpu:.2f} s CPU)")
     proc.wait()
     stderr = proc.stderr.read() if proc.stderr else ""
     for f in files:
@@ -391,18 +412,27 @@ def run_cli(batch: list[Case], time_limit: float, tally: Tally, workdir: Path) -
         tally.add("cli", "crash", None, stderr[-800:])
 
 
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / 100.0
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def run_service(case: Case, client, time_limit: float, tally: Tally) -> None:
     """One case through the HTTP service."""
     path = {"solve": "/v1/solve", "validate": "/v1/validate", "render": "/v1/render"}[case.kind]
     params = {"time_limit": time_limit, "solver": case.solver} if case.kind == "solve" else {}
     body = case.text if isinstance(case.text, bytes) else case.text.encode("utf-8", "surrogatepass")
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()  # the server runs in this process
     try:
         r = client.post(path, params=params, content=body, headers={"content-type": "application/json"})
     except Exception as exc:  # noqa: BLE001
         tally.add("service", "crash", case, f"{type(exc).__name__}: {exc}")
         return
-    took = time.perf_counter() - started
+    took, cpu = time.perf_counter() - started, time.process_time() - cpu
     limit = time_limit if case.kind == "solve" else client.max_time_limit
     if r.status_code >= 500:
         tally.add("service", "crash", case, f"{r.status_code}: {r.text[:300]}")
@@ -412,10 +442,12 @@ def run_service(case: Case, client, time_limit: float, tally: Tally) -> None:
         except ValueError:
             shape = False
         tally.add("service", "named" if shape else "crash", case, f"{r.status_code} of another shape: {r.text[:200]}")
-    elif took > limit + GRACE:
-        tally.add("service", "overrun", case, f"{took:.2f} s with a {limit:g} s limit")
+    elif overran(took, cpu, limit):
+        tally.add("service", "overrun", case, f"{took:.2f} s ({cpu:.2f} s CPU) with a {limit:g} s limit")
     else:
         tally.add("service", "answer", case)
+    if took > limit + GRACE:
+        tally.add("service", "slow wall", case)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -458,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
                     run_service(case, client, args.time_limit, tally)
         print(f"{entry}: {n} cases in {time.perf_counter() - t0:.0f} s", flush=True)
     print(tally.table())
-    print(f"{sum(sum(c.values()) for c in tally.counts.values())} outcomes in {time.perf_counter() - started:.0f} s "
+    print(f"{sum(tally.cases(e) for e in tally.counts)} outcomes in {time.perf_counter() - started:.0f} s "
           f"(seed {args.seed}, time limit {args.time_limit:g} s)")
     return 1 if tally.bad() else 0
 

@@ -14,13 +14,14 @@ from service.guard import GuardedH11Protocol
 
 
 @contextmanager
-def serving(app) -> Iterator[str]:
-    """Serve ``app`` on 127.0.0.1 (a port the OS picks); yields the base URL."""
+def serving(app, http: type = GuardedH11Protocol) -> Iterator[str]:
+    """Serve ``app`` on 127.0.0.1 (a port the OS picks) with the service's
+    guarded h11 protocol (or ``http``); yields the base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", http=GuardedH11Protocol))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", http=http))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60

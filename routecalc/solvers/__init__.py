@@ -44,6 +44,8 @@ KERNEL_SOLVERS = frozenset({"auto", "fast", "packing"})
 
 def warm_up() -> None:
     """Compile (or load from the disk cache) the fast solver's kernels before
-    the first request; the CLI and the service call it at start."""
+    the first request, and import CP-SAT (ortools, 0.5-1.5 s), so that no
+    request's time limit pays for either; the CLI and the service call it at start."""
+    from . import cpsat  # noqa: F401
     from .fast import warm_up as warm_fast
     warm_fast()
