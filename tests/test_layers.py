@@ -20,7 +20,7 @@ PACKAGE = ROOT / "routecalc"
 #: Lowest first. A module may import its own layer and the layers below.
 LAYERS: list[list[str]] = [
     ["errors"],
-    ["geometry", "tiles", "trains", "limits"],
+    ["geometry", "tiles", "trains", "limits", "deadline"],
     ["board"],
     ["rules"],
     ["model"],

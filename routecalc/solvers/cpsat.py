@@ -32,12 +32,14 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from .. import deadline
+from ..errors import TimeLimitError
 from ..graph import BLOCKED, END_ONLY, TOKEN, TrackGraph, compile_position
 from ..model import Position
 from ..routes import Route, answer
 from ..rules import require_route_engine
-from ..scoring import TrainTable, train_tables
+from ..scoring import TrainTable, pay_table, train_tables
 from ..validate import check_route, mask_of, score_route
+from .fast import ceiling
 
 DUMMY = 0  # circuit node of route ends; stop k of a train is circuit node k + 1
 #: CP-SAT settings: cuts on the circuits' linear relaxation, since proving
@@ -555,34 +557,48 @@ def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_lim
     tables = train_tables(graph)
     hint = list(hint or [])
     caps: dict[int, int] = {}
-    share = None if time_limit is None else time_limit / 4
-    deadline = None if time_limit is None else started + time_limit
-    if len(tables) > 1:
-        caps, singles = single_train_maxima(graph, tables, share, known_maxima or {}, deadline)
-        if sum(caps.values()) > sum(r.revenue for r in hint):
-            first = one_by_one(graph, tables, singles + hint, caps, share, deadline)
-            if sum(r.revenue for r in first) > sum(r.revenue for r in hint):
-                hint = first
-        if sum(caps.values()) <= sum(r.revenue for r in hint):
-            return answer(graph, tables, hint, solver="cpsat", status="optimal", proof="single-train maxima",
-                          seconds=round(time.perf_counter() - started, 4))
-    left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
-    model = PathModel(graph, tables)
-    if hint:
-        model.hint(hint)
-        model.at_least(sum(r.revenue for r in hint))
-    for t, most in caps.items():
-        model.bound_train(t, most)
-    if known_bound is not None:
-        model.at_most(known_bound)
-    status, routes, bound, stats = model.solve(left, progress)
-    if sum(r.revenue for r in hint) > sum(r.revenue for r in routes):
-        routes = hint  # the solver ran out of time before it found the hinted set again
-    if caps:
-        bound = min(bound, sum(caps.values()))
-    if known_bound is not None:
-        bound = min(bound, known_bound)
-    revenue = sum(r.revenue for r in routes)
-    return answer(graph, tables, routes, solver="cpsat", status="optimal" if bound <= revenue else "feasible",
-                  bound=max(bound, revenue), **stats, proof="whole model",
-                  seconds=round(time.perf_counter() - started, 4))
+    try:
+        share = None if time_limit is None else time_limit / 4
+        ends_at = None if time_limit is None else started + time_limit
+        if len(tables) > 1:
+            caps, singles = single_train_maxima(graph, tables, share, known_maxima or {}, ends_at)
+            if sum(caps.values()) > sum(r.revenue for r in hint):
+                first = one_by_one(graph, tables, singles + hint, caps, share, ends_at)
+                if sum(r.revenue for r in first) > sum(r.revenue for r in hint):
+                    hint = first
+            if sum(caps.values()) <= sum(r.revenue for r in hint):
+                return answer(graph, tables, hint, solver="cpsat", status="optimal", proof="single-train maxima",
+                              seconds=round(time.perf_counter() - started, 4))
+        left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
+        model = PathModel(graph, tables)
+        if hint:
+            model.hint(hint)
+            model.at_least(sum(r.revenue for r in hint))
+        for t, most in caps.items():
+            model.bound_train(t, most)
+        if known_bound is not None:
+            model.at_most(known_bound)
+        status, routes, bound, stats = model.solve(left, progress)
+        if sum(r.revenue for r in hint) > sum(r.revenue for r in routes):
+            routes = hint  # the solver ran out of time before it found the hinted set again
+        if caps:
+            bound = min(bound, sum(caps.values()))
+        if known_bound is not None:
+            bound = min(bound, known_bound)
+        revenue = sum(r.revenue for r in routes)
+        return answer(graph, tables, routes, solver="cpsat", status="optimal" if bound <= revenue else "feasible",
+                      bound=max(bound, revenue), **stats, proof="whole model",
+                      seconds=round(time.perf_counter() - started, 4))
+    except TimeLimitError:
+        running = deadline.current()
+        if running is not None and running.cancelled:
+            raise
+        # the limit ran out while a model was built: the best routes known, and a true bound
+        bonuses = position.rules.bonuses(position)
+        bounds = [sum(ceiling(pay_table(table, graph, bonuses)) for table in tables)]
+        bounds += [known_bound] if known_bound is not None else []
+        bounds += [sum(caps.values())] if len(caps) == len(tables) else []
+        revenue = sum(r.revenue for r in hint)
+        return answer(graph, tables, hint, solver="cpsat", status="optimal" if min(bounds) <= revenue else "feasible",
+                      bound=max(min(bounds), revenue), proof="the time limit stopped the model build",
+                      seconds=round(time.perf_counter() - started, 4))
