@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Callable, Iterator
 
 from .errors import TimeLimitError
 
@@ -28,7 +28,7 @@ from .errors import TimeLimitError
 class Deadline:
     """A point in ``time.perf_counter`` time (or none) and a cancel flag."""
 
-    def __init__(self, seconds: float | None, parent: "Deadline | None" = None):
+    def __init__(self, seconds: float | None, parent: Deadline | None = None):
         self.started = time.perf_counter()
         self.seconds = seconds
         self.at = None if seconds is None else self.started + seconds
@@ -96,7 +96,8 @@ def within(seconds: float | None = None, deadline: Deadline | None = None) -> It
     from now; an enclosing deadline that ends sooner still holds."""
     outer = _current.get()
     if deadline is None:
-        if outer is not None and outer.at is not None and (seconds is None or outer.left() <= seconds):
+        if outer is not None and outer.at is not None and (seconds is None or
+                                                           outer.at - time.perf_counter() <= seconds):
             yield outer
             return
         deadline = Deadline(seconds, parent=outer)

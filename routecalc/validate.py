@@ -7,8 +7,8 @@ by construction one the validator accepts.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
-
+from collections.abc import Iterator
+from typing import Any
 
 from . import deadline
 from .errors import PositionError, RouteViolation
@@ -16,8 +16,8 @@ from .graph import BLOCKED, END_ONLY, TrackGraph, compile_position
 from .model import MAX_TRAINS, Position
 from .routes import Route
 from .rules import require_route_engine
-from .trains import UNLIMITED
 from .scoring import TrainTable, best_payment, train_tables, within_limits
+from .trains import UNLIMITED
 
 
 def mask_of(conns: list[int], graph: TrackGraph) -> int:
@@ -162,7 +162,7 @@ class RouteSetValidator:
                     pays[i, train] = self._alone(routes_json[i], i, k)
             # valid pairs weigh more than any revenue, so that validity comes first
             top = 1 + sum(max((v for v in pays.values() if v is not None), default=0) for _ in at)
-            weights = [[0 if pays[i, trains[k]] is None else top + pays[i, trains[k]] for k in mine] for i in at]
+            weights = [[0 if (pay := pays[i, trains[k]]) is None else top + pay for k in mine] for i in at]
             for i, j in zip(at, best_assignment(weights)):
                 chosen[i] = mine[j]
         if chosen != first:
@@ -262,7 +262,7 @@ def best_assignment(weights: list[list[int]]) -> list[int]:
     """Column of each row in a maximum-weight assignment of rows to distinct
     columns (at most as many rows as columns; weights >= 0): OR-Tools' linear
     sum assignment on the square matrix padded with rows of zeros."""
-    from ortools.graph.python.linear_sum_assignment import SimpleLinearSumAssignment
+    from ortools.graph.python.linear_sum_assignment import SimpleLinearSumAssignment  # type: ignore[import-untyped]
 
     rows, cols = len(weights), len(weights[0]) if weights else 0
     top = max((w for row in weights for w in row), default=0)

@@ -20,7 +20,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 #: Seconds a client has to send a request's headers (the first one, and each
 #: one after on a kept-alive connection).
-HEADER_TIMEOUT = float(os.environ.get("ROUTECALC_HEADER_TIMEOUT", 5.0))
+HEADER_TIMEOUT = float(os.environ.get("ROUTECALC_HEADER_TIMEOUT", "5"))
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -40,8 +40,9 @@ class GuardedH11Protocol(H11Protocol):
         self._header_timer = self.loop.call_later(self.header_timeout, self._headers_too_slow)
 
     def _disarm(self) -> None:
-        if getattr(self, "_header_timer", None) is not None:
-            self._header_timer.cancel()
+        timer = getattr(self, "_header_timer", None)
+        if timer is not None:
+            timer.cancel()
             self._header_timer = None
 
     def _headers_too_slow(self) -> None:
@@ -126,7 +127,7 @@ class Guard:
         while more:
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, until - loop.time()))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return await _refuse(408, f"request body not received within {self.body_timeout:g} s", "body",
                                      {"connection": "close"})(scope, receive, send)
             if message["type"] != "http.request":

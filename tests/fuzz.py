@@ -28,17 +28,18 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from routecalc import api, deadline  # noqa: E402
-from routecalc.errors import PositionError, RouteViolation, TimeLimitError  # noqa: E402
-from routecalc.model import read_json  # noqa: E402
-from routecalc.render import render_svg  # noqa: E402
+from routecalc import api, deadline
+from routecalc.errors import PositionError, RouteViolation, TimeLimitError
+from routecalc.model import read_json
+from routecalc.render import render_svg
 
 CORPUS = ROOT / "fixtures" / "corpus"
 #: Seconds over its time limit a case may take before it counts as an overrun.
@@ -478,8 +479,8 @@ def main(argv: list[str] | None = None) -> int:
                     run_cli(batch[i:i + 100], args.time_limit, tally, Path(tmp))
         else:
             import httpx
-
             from live_server import serving
+
             from service.app import Settings, create_app
 
             limit = max(args.time_limit, 2.0)

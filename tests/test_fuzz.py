@@ -4,9 +4,9 @@ traceback, no 5xx, no run past its limit + 1 s, no two solvers disagreeing."""
 from __future__ import annotations
 
 import httpx
-
 from fuzz import Tally, cases, run_api, run_cli, run_service
 from live_server import serving
+
 from service.app import Settings, create_app
 
 LIMIT = 0.5

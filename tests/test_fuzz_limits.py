@@ -8,11 +8,12 @@ import threading
 import time
 
 import pytest
-
 from boards import cell, city, column, position
+
 from routecalc import PositionError, api, deadline
 from routecalc.errors import TimeLimitError
 from routecalc.model import MAX_CELLS
+from routecalc.render import render_svg
 from routecalc.tiles import MAX_REVENUE
 from routecalc.trains import MAX_MULTIPLIER
 from routecalc.validate import RouteSetValidator, best_assignment
@@ -58,17 +59,13 @@ def test_a_big_board_keeps_the_time_limit_over_every_phase(solver):
 
 
 def test_a_deadline_reaches_the_validator_and_the_drawing():
-    from routecalc.render import render_svg
-
     position_ = api.as_position(big_board(1_000))
-    with pytest.raises(TimeLimitError, match="drawing|placing"):
-        with deadline.within(0.001):
-            time.sleep(0.01)
-            render_svg(position_, None)
-    with pytest.raises(TimeLimitError):
-        with deadline.within(0.001):
-            time.sleep(0.01)
-            api.validate(position_, [])
+    with pytest.raises(TimeLimitError, match="drawing|placing"), deadline.within(0.001):
+        time.sleep(0.01)
+        render_svg(position_, None)
+    with pytest.raises(TimeLimitError), deadline.within(0.001):
+        time.sleep(0.01)
+        api.validate(position_, [])
 
 
 def test_a_cancelled_deadline_stops_a_search_at_its_next_check():

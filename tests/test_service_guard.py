@@ -14,8 +14,8 @@ from urllib.parse import urlparse
 
 import httpx
 import pytest
-
 from live_server import serving
+
 from routecalc import deadline, solvers
 from service.app import Settings, create_app
 from service.guard import GuardedH11Protocol
@@ -67,7 +67,7 @@ def closed_after(sock: socket.socket, trickle: bytes, limit: float) -> tuple[flo
             if not chunk:
                 break
             got += chunk
-        except socket.timeout:
+        except TimeoutError:
             pass
         except OSError:
             break
@@ -102,7 +102,7 @@ def test_slowloris_headers_and_bodies_are_cut_off():
 
 
 def test_abandoned_solves_are_cancelled_and_free_their_threads(spinning):
-    ended, started = spinning
+    ended, _ = spinning
     app = create_app(Settings(solve_threads=2, max_time_limit=30.0))
     with serving(app) as url:
         def abandon():
@@ -203,7 +203,7 @@ def test_hosts_and_cors_are_options():
 
 
 def test_healthz_is_quick_while_solves_run(spinning):
-    ended, started = spinning
+    _, started = spinning
     app = create_app(Settings(solve_threads=2, max_time_limit=2.0))
     with serving(app) as url, httpx.Client(base_url=url, timeout=30, headers=JSON) as client:
         workers = [threading.Thread(target=lambda: client.post("/v1/solve", params={"solver": "spin"}, content=DEMO))
