@@ -25,6 +25,13 @@ from contextvars import ContextVar
 from .errors import TimeLimitError
 
 
+#: Seconds past its limit that work with no partial answer (reading a position,
+#: compiling it, building a model) may go on before it is stopped: a small
+#: position read with a tiny limit is still solved (``feasible``). Within the
+#: promise that a run with a limit of T answers within T + 1 s.
+GRACE = 0.5
+
+
 class Deadline:
     """A point in ``time.perf_counter`` time (or none) and a cancel flag."""
 
@@ -49,10 +56,12 @@ class Deadline:
         return self.cancelled or (self.at is not None and time.perf_counter() >= self.at)
 
     def check(self, doing: str) -> None:
-        """Raise :class:`TimeLimitError` naming what was being done if time is up."""
+        """Raise :class:`TimeLimitError` naming what was being done if the
+        limit passed GRACE ago (work that has no partial answer may finish
+        a little late rather than answer nothing), or at once if cancelled."""
         if self.cancelled:
             raise TimeLimitError(f"cancelled while {doing} (the client went away)")
-        if self.at is not None and time.perf_counter() >= self.at:
+        if self.at is not None and time.perf_counter() >= self.at + GRACE:
             raise TimeLimitError(f"the {self.seconds:g} s limit ran out while {doing}")
 
     def cancel(self) -> None:

@@ -17,6 +17,7 @@ reads the same: ``ROUTECALC_MAX_BODY`` (bytes), ``ROUTECALC_MAX_TIME_LIMIT``
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import os
 import threading
@@ -36,7 +37,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from routecalc import api, deadline, solvers
-from routecalc.errors import PositionError, RouteViolation
+from routecalc.errors import PositionError, RoutecalcError, RouteViolation
 from routecalc.model import load_position, read_json, unwrap
 from routecalc.render import render_svg
 from routecalc.rules import RULES
@@ -45,6 +46,7 @@ from routecalc.trains import Train
 from . import schemas
 from .guard import Guard
 
+LOG = logging.getLogger("routecalc.service")
 STATIC = Path(__file__).resolve().parent / "static"
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DEMO_FIXTURE = "1830-late"
@@ -92,6 +94,10 @@ def error(status: int, message: str, where: str, headers: dict[str, str] | None 
                         status_code=status, headers=headers)
 
 
+def internal(exc: Exception) -> JSONResponse:
+    return error(500, f"internal error ({type(exc).__name__}); the service stays up", "server")
+
+
 class Busy(Exception):
     """Every solve thread is busy and the queue is full."""
 
@@ -124,7 +130,8 @@ def _body_schema(model: type, examples: dict[str, Any]) -> dict:
         "schema": {"$ref": f"#/components/schemas/{model.__name__}"}, "examples": examples}}}
 
 
-def _responses(ok: type | None = None, media: str | None = None, errors=(400, 413, 422)) -> dict:
+def _responses(ok: type | None = None, media: str | None = None,
+               errors=(400, 408, 413, 415, 421, 422, 503)) -> dict:
     out: dict[Any, Any] = {}
     if ok is not None:
         out[200] = {"model": ok}
@@ -132,8 +139,10 @@ def _responses(ok: type | None = None, media: str | None = None, errors=(400, 41
         out[200] = {"content": {media: {"schema": {"type": "string"}}}, "description": "the board"}
     for code in errors:
         out[code] = {"model": schemas.Error, "description": {
-            400: "unreadable JSON", 413: "body over the size limit",
-            422: "not a valid position, route or option: `where` names it"}[code]}
+            400: "unreadable JSON", 408: "the body did not arrive in time", 413: "body over the size limit",
+            415: "the body is not application/json", 421: "a Host this service does not serve",
+            422: "not a valid position, route or option: `where` names it",
+            503: "every solve thread busy and the queue full: try again after `Retry-After` seconds"}[code]}
     return out
 
 
@@ -200,7 +209,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         while True:
             done, _ = await asyncio.wait({future}, timeout=DISCONNECT_POLL)
             if done:
-                return future.result()
+                try:
+                    return future.result()
+                except (RoutecalcError, ClientGone):
+                    raise
+                except Exception as exc:  # a bug: answered here, so the connection stays usable
+                    LOG.exception("internal error in %s", request.url.path)
+                    return internal(exc)
             if await request.is_disconnected():
                 handle.cancel()
                 raise ClientGone()
@@ -277,7 +292,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception):
-        return error(500, f"internal error ({type(exc).__name__}); the service stays up", "server")
+        return internal(exc)
 
     @app.exception_handler(RequestValidationError)
     async def bad_parameter(request: Request, exc: RequestValidationError):
@@ -328,6 +343,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         data = await read_body(request)
         limit = time_limit_of(time_limit)
         svg = await in_pool(request, limit, render_job, data, solve, solver, limit)
+        if isinstance(svg, Response):  # an error
+            return svg
         return Response(svg, media_type="image/svg+xml")
 
     @app.get("/v1/games", response_model=list[schemas.GameInfo], summary="Rule sets and their trains")
