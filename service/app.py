@@ -199,9 +199,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 with lock:
                     running -= 1
 
-        def release(_future) -> None:
+        def release(done) -> None:
             nonlocal admitted
             admitted -= 1
+            if not done.cancelled():
+                done.exception()  # read, so that a cancelled job's error is not logged as never retrieved
 
         admitted += 1
         future = asyncio.get_running_loop().run_in_executor(pool(request.app), job)

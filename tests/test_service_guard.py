@@ -218,4 +218,5 @@ def test_healthz_is_quick_while_solves_run(spinning):
             times.append(time.perf_counter() - t0)
         for t in workers:
             t.join(30)
-    assert sorted(times)[2] < 0.1, times  # the median: a noisy shared machine may delay one
+    # not behind the 2 s solves; 0.1 s on an idle machine, up to ~0.5 s on the shared one under load
+    assert sorted(times)[2] < 1.0, times
