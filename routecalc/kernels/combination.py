@@ -37,7 +37,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import types
+
+from .cache import kernel, record
 
 DONE, PAUSED = 0, 1
 
@@ -79,7 +81,14 @@ class CombState(NamedTuple):
 MAX_INDEX_BYTES = 256 * 2**20
 
 
-@njit(cache=True, nogil=True)
+_i64, _bool, _u64_2d, _i64_2d = types.int64[::1], types.boolean[::1], types.uint64[:, ::1], types.int64[:, ::1]
+#: numba types of the tuples, as the fast solver builds them.
+ROUTE_LISTS = record(RouteLists, _u64_2d, _i64, _i64, _i64, _bool, _u64_2d, _i64)
+COMB_STATE = record(CombState, _i64, _i64, _i64, _i64, _i64, _i64, _i64, _u64_2d, _i64, _i64, _i64_2d, _i64_2d, _i64,
+                    _i64, _i64, _i64, _i64)
+
+
+@kernel((_u64_2d, _u64_2d, types.int64))
 def _fill_index(mask, index, first_block):
     """Set bit r % 64 of index[p, first_block + r // 64] for each piece p of route r."""
     one = np.uint64(1)
@@ -133,7 +142,7 @@ def new_state(lists: RouteLists) -> CombState:
                       partner_at[:-1].astype(np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
 
 
-@njit(cache=True, nogil=True)
+@kernel((ROUTE_LISTS, COMB_STATE, types.int64))
 def combine(lists, st, budget):
     """Run the search on from ``st``; returns DONE or PAUSED."""
     mask, revenue, offset, count, same = lists.mask, lists.revenue, lists.offset, lists.count, \

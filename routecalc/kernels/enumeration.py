@@ -31,10 +31,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import types
 
 from ..graph import BLOCKED, END_ONLY, LOAD, UNLOAD
-from .payment import pay, pay_work
+from .cache import kernel, record
+from .payment import PAY_TABLE, PAY_WORK, PayWork, pay, pay_work
 
 DONE, PAUSED, FULL, LIMIT = 0, 1, 2, 3
 
@@ -88,6 +89,7 @@ class DfsState(NamedTuple):
     best: np.ndarray  # best revenue of a route on the stack so far
     on_path: np.ndarray  # bool[N]
     stats: np.ndarray  # [valid routes seen, steps]
+    work: PayWork  # paying the route on the stack (``stop``)
 
 
 class RouteBuffer(NamedTuple):
@@ -105,15 +107,16 @@ class RouteBuffer(NamedTuple):
 
 def new_state(num_stops: int, words: int, cell_words: int, groups: int) -> DfsState:
     depth = num_stops + 1
+    stop = np.zeros(depth, np.int64)
     return DfsState(
         token_i=np.zeros(1, np.int64), depth=np.full(1, -1, np.int64),
-        stop=np.zeros(depth, np.int64), conn=np.zeros(depth, np.int64), adj_k=np.zeros(depth, np.int64),
+        stop=stop, conn=np.zeros(depth, np.int64), adj_k=np.zeros(depth, np.int64),
         next_k=np.zeros(depth, np.int64), phase=np.zeros(depth, np.int64), leg_b=np.zeros(depth, np.bool_),
         split=np.zeros(depth, np.int64), closed=np.zeros(depth, np.bool_), pass_t=np.zeros(depth, np.bool_),
         mask=np.zeros((depth, words), np.uint64), cells=np.zeros((depth, cell_words), np.uint64),
         groups=np.zeros(depth, np.uint64), count=np.zeros((depth, groups), np.int64),
         edges=np.zeros(depth, np.int64), best=np.zeros(depth, np.int64),
-        on_path=np.zeros(num_stops, np.bool_), stats=np.zeros(2, np.int64))
+        on_path=np.zeros(num_stops, np.bool_), stats=np.zeros(2, np.int64), work=pay_work(stop, groups))
 
 
 def new_buffer(routes: int, conns: int, words: int) -> RouteBuffer:
@@ -133,7 +136,18 @@ def grown(buf: RouteBuffer) -> RouteBuffer:
     return out
 
 
-@njit(cache=True, nogil=True)
+_i64, _u64, _bool = types.int64[::1], types.uint64[::1], types.boolean[::1]
+_u64_2d, _i64_2d = types.uint64[:, ::1], types.int64[:, ::1]
+#: numba types of the tuples, as the fast solver builds them.
+GRAPH_ARRAYS = record(GraphArrays, _i64, _i64, _i64, _i64, _i64, _u64, _i64, _u64_2d, _u64_2d, _i64, _i64, _i64,
+                      _bool)
+WALK = record(Walk, _i64, types.int64, types.int64, types.boolean)
+DFS_STATE = record(DfsState, _i64, _i64, _i64, _i64, _i64, _i64, _i64, _bool, _i64, _bool, _bool, _u64_2d, _u64_2d,
+                   _u64, _i64_2d, _i64, _i64, _bool, _i64, PAY_WORK)
+ROUTE_BUFFER = record(RouteBuffer, _u64_2d, _i64, _i64, _i64, _i64, _i64, _i64, _i64)
+
+
+@kernel((GRAPH_ARRAYS, WALK, PAY_TABLE, _i64, DFS_STATE, ROUTE_BUFFER, types.int64, types.int64))
 def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit):
     """Run the search on from ``st``; returns DONE, PAUSED, FULL or LIMIT."""
     # Arrays come out of their tuples once: inside the loop numba would count
@@ -153,7 +167,7 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit):
     out_mask, out_revenue, out_origin = out.mask, out.revenue, out.origin
     out_start, out_length, out_split, out_conns, out_used = out.start, out.length, out.split, out.conns, out.used
     cap_routes, cap_conns = out_revenue.shape[0], out_conns.shape[0]
-    work = pay_work(stop, num_groups)
+    work = st.work
 
     def can_move(d, k, frm, first):
         """May the route at depth d go on along adjacency entry k of stop frm?

@@ -21,7 +21,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import types
+
+from .cache import kernel, record
 
 VISIT, CONNECT = 0, 1
 
@@ -58,15 +60,23 @@ class PayWork(NamedTuple):
     room: np.ndarray  # int64[G]: free pay slots per group
 
 
-@njit(cache=True, nogil=True)
-def pay_work(route, groups):
-    """Work space for paying ``route`` (any prefix of it)."""
+def pay_work(route: np.ndarray, groups: int) -> PayWork:
+    """Work space for paying ``route`` (any prefix of it), which it holds
+    (not a copy). Allocated in Python: a kernel that allocates arrays would
+    import numba's array library (some 70 ms) when loaded from the cache."""
     n = len(route)
     return PayWork(route, np.zeros(n, np.bool_), np.zeros(n, np.int64), np.zeros(n, np.int64),
                    np.zeros(n, np.int64), np.zeros(n, np.bool_), np.zeros(max(groups, 1), np.int64))
 
 
-@njit(cache=True, nogil=True)
+_i64, _u64, _bool = types.int64[::1], types.uint64[::1], types.boolean[::1]
+#: numba types of the tuples, as the solvers build them.
+PAY_TABLE = record(PayTable, _i64, _i64, _bool, _i64, _u64, _i64, types.boolean, types.boolean, types.int64,
+                   types.int64, types.int64, _i64, _i64, _i64, _i64, _bool)
+PAY_WORK = record(PayWork, _i64, _bool, _i64, _i64, _i64, _bool, _i64)
+
+
+@kernel((types.int64, PAY_TABLE, PAY_WORK))
 def pay(n, pt, w):
     """Best revenue of the stops ``w.route[:n]`` (limits already hold), with
     ``w.paid_out[i]`` set for each paying stop; -1 when no choice of paying

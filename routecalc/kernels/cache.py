@@ -1,0 +1,251 @@
+"""The kernels and their disk cache: every kernel is declared with the
+signatures a solve calls it with, and :func:`load` brings those
+specialisations in once, from numba's disk cache, before the first solve.
+
+numba's own cache hit first refreshes its whole compiler (it imports every
+typing and lowering registry, about as long as importing numba again). A
+cached kernel needs none of that, only the runtime's C helpers known to
+LLVM's linker, so :class:`KernelCache` registers those and loads; a miss
+still compiles through numba's full pipeline, and says so on standard error.
+
+The cache also survives what a shared machine does to it: an entry that is
+truncated or garbled (each data file carries a checksum) is discarded and
+compiled again, a cache that cannot be written is only a warning, and with
+no writable cache location at all the kernels are compiled in memory, with
+a warning, instead of failing at import.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import pickle
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import llvmlite.binding as ll
+from numba import njit, types
+from numba.core.caching import FunctionCache, IndexDataCacheFile, NullCache
+
+
+class KernelCacheWarning(RuntimeWarning):
+    """The kernels' disk cache is damaged or cannot be used."""
+
+
+class DamagedEntry(Exception):
+    """A cache data file whose checksum does not match its contents."""
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A jitted kernel and the argument types it is called with."""
+
+    dispatcher: Any  # numba's CPUDispatcher
+    signatures: tuple[tuple[types.Type, ...], ...]
+
+    @property
+    def name(self) -> str:
+        return self.dispatcher.py_func.__name__
+
+
+#: Every kernel in definition order, callees before their callers.
+KERNELS: list[Kernel] = []
+
+
+def record(cls: type, *fields: types.Type) -> types.BaseTuple:
+    """The numba type of the NamedTuple ``cls`` with these field types, as
+    numba's ``typeof`` sees an instance."""
+    if len(fields) != len(cls._fields):  # type: ignore[attr-defined]
+        raise TypeError(f"{cls.__name__} has {len(cls._fields)} fields, got {len(fields)} types")  # type: ignore[attr-defined]
+    return types.BaseTuple.from_types(fields, cls)
+
+
+def kernel(*signatures: tuple[types.Type, ...]) -> Callable:
+    """``njit(nogil=True)`` with the disk cache of this module, declaring the
+    argument types a solve calls the kernel with (loaded by :func:`load`).
+    nogil: a long search in a thread leaves the interpreter to the others
+    (the service's health check answers while it runs)."""
+
+    def decorate(fn: Callable) -> Any:
+        dispatcher = njit(nogil=True)(fn)
+        if hasattr(dispatcher, "overloads"):  # not NUMBA_DISABLE_JIT
+            dispatcher._cache = _disk_cache(fn)  # what enable_caching() does, with this module's cache
+            KERNELS.append(Kernel(dispatcher, tuple(tuple(s) for s in signatures)))
+        return dispatcher
+
+    return decorate
+
+
+def load(report: Callable[[str], None] | None = None) -> dict:
+    """Bring in every declared specialisation not loaded yet: from the disk
+    cache, or compiled (and cached) when the cache has none. ``report``
+    receives the progress lines of a compile (default: standard error).
+    Returns counts: ``loaded`` from the cache, ``compiled``, ``seconds``."""
+    global _progress
+    todo = [(k, sig) for k in KERNELS for sig in k.signatures if sig not in k.dispatcher.overloads]
+    started = time.perf_counter()
+    misses_before = _misses
+    _progress = _Progress(report or _to_stderr)
+    try:
+        for k, sig in todo:
+            _progress.current = k
+            k.dispatcher.compile(sig)
+    finally:
+        progress, _progress = _progress, None
+    compiled = _misses - misses_before
+    seconds = time.perf_counter() - started
+    if compiled:
+        progress.report(f"routecalc: {compiled} kernel{'s' if compiled > 1 else ''} compiled in {seconds:.1f} s")
+    return {"loaded": len(todo) - compiled, "compiled": compiled, "seconds": seconds}
+
+
+def loaded_signatures() -> dict[str, list[tuple[types.Type, ...]]]:
+    """The specialisations each kernel holds now (its declared ones, unless a
+    caller passed other types)."""
+    return {k.name: list(k.dispatcher.overloads) for k in KERNELS}
+
+
+class CheckedCacheFile(IndexDataCacheFile):
+    """numba's index and data files, each data file led by a checksum, so
+    that a truncated or garbled one is found before LLVM links it."""
+
+    MAGIC = b"routecalc kernel cache 1\n"
+
+    def _save_data(self, name: str, data: Any) -> None:
+        payload = self._dump(data)
+        with self._open_for_write(self._data_path(name)) as f:
+            f.write(self.MAGIC + hashlib.sha256(payload).digest() + payload)
+
+    def _load_data(self, name: str) -> Any:
+        path = self._data_path(name)
+        with open(path, "rb") as f:
+            raw = f.read()
+        head = len(self.MAGIC)
+        payload = raw[head + 32:]
+        if raw[:head] != self.MAGIC or hashlib.sha256(payload).digest() != raw[head:head + 32]:
+            raise DamagedEntry(f"{path}: truncated or garbled (checksum mismatch)")
+        return pickle.loads(payload)
+
+    def discard(self) -> None:
+        """Remove the index and every data file of this function."""
+        index = Path(self._index_path)
+        stem = index.name[:-len(".nbi")]
+        for path in [index, *index.parent.glob(f"{glob.escape(stem)}.*.nbc")]:
+            path.unlink(missing_ok=True)
+
+
+class KernelCache(FunctionCache):
+    """numba's per-function disk cache, loading without refreshing the
+    compiler, discarding damaged entries and announcing compiles."""
+
+    def __init__(self, py_func: Callable):
+        # numba's Cache.__init__, with the checked data files
+        self._name = repr(py_func)
+        self._py_func = py_func
+        self._impl = self._impl_class(py_func)  # RuntimeError when no location is writable
+        self._cache_path = self._impl.locator.get_cache_path()
+        self._cache_file = CheckedCacheFile(cache_path=self._cache_path, filename_base=self._impl.filename_base,
+                                            source_stamp=self._impl.locator.get_source_stamp())
+        self.enable()
+
+    def load_overload(self, sig, target_context):
+        _register_runtime()
+        try:
+            found = self._load_overload(sig, target_context)
+        except Exception as exc:  # unpickling a damaged file fails in any way
+            try:
+                self._cache_file.discard()
+            except OSError:
+                pass
+            warnings.warn(KernelCacheWarning(
+                f"discarded a damaged numba cache entry of {self._py_func.__name__} in {self._cache_path} "
+                f"({type(exc).__name__}: {exc}); compiling it again"), stacklevel=2)
+            found = None
+        if found is None:
+            _compiling(self._py_func.__name__)
+        return found
+
+    def save_overload(self, sig, data):
+        try:
+            self._save_overload(sig, data)
+        except Exception as exc:  # a full disk, a read-only cache, a file in the way
+            warnings.warn(KernelCacheWarning(
+                f"cannot write the numba cache of {self._py_func.__name__} to {self._cache_path} ({exc}); "
+                "it is compiled again on the next start"), stacklevel=2)
+
+
+class MemoryOnly(NullCache):
+    """No writable cache location: compile in memory, with a warning."""
+
+    def __init__(self, py_func: Callable, why: str):
+        self._name = py_func.__name__
+        self._why = why
+
+    def load_overload(self, sig, target_context):
+        global _warned_memory_only
+        if not _warned_memory_only:
+            _warned_memory_only = True
+            warnings.warn(KernelCacheWarning(
+                f"{self._why}: the kernels are compiled in memory, again on every start (set NUMBA_CACHE_DIR "
+                "to a writable directory to keep them)"), stacklevel=2)
+        _compiling(self._name)
+
+
+def _disk_cache(fn: Callable) -> KernelCache | MemoryOnly:
+    try:
+        return KernelCache(fn)
+    except RuntimeError as exc:  # "cannot cache function ...: no locator available"
+        return MemoryOnly(fn, str(exc))
+
+
+class _Progress:
+    def __init__(self, report: Callable[[str], None]):
+        self.report = report
+        self.current: Kernel | None = None
+        self.announced = False
+
+
+_progress: _Progress | None = None
+_misses = 0
+_runtime_ready = False
+_warned_memory_only = False
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _compiling(name: str) -> None:
+    """Say that a kernel is compiled now (a cache miss: seconds, not milliseconds)."""
+    global _misses
+    _misses += 1
+    progress = _progress
+    if progress is None:
+        _to_stderr(f"routecalc: compiling kernel {name} (not in the numba cache yet)")
+        return
+    if not progress.announced:
+        progress.announced = True
+        progress.report("routecalc: compiling the route kernels (first run after an install or upgrade; "
+                        "they are cached for later runs)")
+    number = next(i for i, k in enumerate(KERNELS, 1) if k is progress.current) if progress.current else 0
+    progress.report(f"routecalc: [{number}/{len(KERNELS)}] compiling {name}")
+
+
+def _register_runtime() -> None:
+    """What a cached kernel needs of numba's runtime: the addresses of its C
+    helpers (``NRT_*``), registered with LLVM's linker as numba's runtime
+    initialisation does (which also compiles code a cached kernel does not
+    use). A compile initialises the runtime fully."""
+    global _runtime_ready
+    if _runtime_ready:
+        return
+    from numba.core.runtime import _nrt_python
+
+    for name, address in _nrt_python.c_helpers.items():
+        ll.add_symbol(name if name.startswith("_") else "NRT_" + name, address)
+    _runtime_ready = True
