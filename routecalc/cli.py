@@ -1,21 +1,27 @@
 """The ``routecalc`` command: solve, validate, demo, render, serve.
 
 Exit status: 0 fine, 1 a route breaks a rule, 2 bad input.
+
+A short run is mostly start-up, so each command imports what it uses when
+it runs (a subcommand is a ``cmd_*`` function and its parser), reads and
+checks its input before anything else, and loads the solver kernels only
+when a position is about to be solved.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import api, deadline
+from . import deadline
 from .errors import PositionError, RouteViolation
-from .model import load_position, read_json
-from .solvers import DEFAULT_SOLVER, KERNEL_SOLVERS, SOLVERS, warm_up
+from .model import Position, load_position, read_json
+from .solvers import DEFAULT_SOLVER, KERNEL_SOLVERS, SOLVERS
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DEMO_FIXTURE = FIXTURES / "1830-late.json"
@@ -23,8 +29,20 @@ DEMO_FIXTURE = FIXTURES / "1830-late.json"
 DEFAULT_TIME_LIMIT = 30.0
 
 
-def _load(path: str):
+def _load(path: str) -> Position:
     return load_position(read_json(Path(path)))
+
+
+def ready_to_solve(solver: str) -> None:
+    """Before the first solve of a run: the kernels of ``solver`` loaded
+    from the disk cache (compiled on a cold one, with progress lines on
+    standard error), so that no time limit pays for them, and the garbage
+    collector back on (see :func:`main`)."""
+    if solver in KERNEL_SOLVERS:
+        from .solvers import warm_up
+
+        warm_up()
+    _start_up_done()
 
 
 def print_pretty(answer: dict, title: str = "") -> None:
@@ -81,14 +99,20 @@ def progress_bar(enabled: bool, label: str):
 
 
 def cmd_solve(args) -> int:
+    from . import api
+
     code = 0
-    if args.solver in KERNEL_SOLVERS:
-        warm_up()
+    ready = False
     for path in args.positions:
         try:
-            with progress_bar(args.progress, path) as progress, deadline.within(args.time_limit):
-                # the limit covers reading the file too
-                answer = api.solve(_load(path), args.solver, time_limit=args.time_limit,
+            with deadline.within(args.time_limit) as reading:  # the limit covers reading the file too
+                position = _load(path)
+            if not ready:  # after the first file is read: a bad one is named before the kernels load
+                ready_to_solve(args.solver)
+                ready = True
+            left = None if args.time_limit is None else max(reading.left() or 0.0, 0.01)
+            with progress_bar(args.progress, path) as progress:
+                answer = api.solve(position, args.solver, time_limit=left,
                                    route_limit=args.route_limit, progress=progress)
         except PositionError as exc:
             out = {"file": path, "error": str(exc), "where": exc.where}
@@ -119,6 +143,9 @@ def _checked(work):
 
 
 def cmd_validate(args) -> int:
+    from . import api
+
+    _start_up_done()
     code, result = _checked(lambda: api.validate(_load(args.position), read_json(Path(args.routes))))
     if code == 0:
         print(json.dumps({"valid": True, **result}, indent=2))
@@ -126,9 +153,10 @@ def cmd_validate(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    if args.solver in KERNEL_SOLVERS:
-        warm_up()
+    from . import api
+
     position = _load(str(DEMO_FIXTURE))
+    ready_to_solve(args.solver)
     print(f"{DEMO_FIXTURE.name}: {position.company} runs {', '.join(t.name for t in position.trains)} "
           f"in phase {position.phase_name}")
     print_pretty(api.solve(position, args.solver), title=f"{position.company}: what must it run?")
@@ -136,7 +164,10 @@ def cmd_demo(args) -> int:
 
 
 def cmd_render(args) -> int:
+    from . import api
     from .render import render_svg
+
+    _start_up_done()
 
     def load_and_route():
         with deadline.within(args.time_limit if args.solve else None):
@@ -166,10 +197,9 @@ def cmd_render(args) -> int:
 
 def cmd_serve(args) -> int:
     """Run the HTTP service; settings reach every worker process through the environment."""
-    import os
-
     import uvicorn
 
+    _start_up_done()
     from service.guard import GuardedH11Protocol
 
     if not args.allowed_host:  # the bound address, and its names on the loopback
@@ -246,14 +276,38 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """The command. Start-up (imports, reading the input, loading the
+    kernels) creates many objects and little garbage, and the collector's
+    passes over numba's objects would cost more than the solve of a small
+    position: it is off until :func:`ready_to_solve`, and in a process of
+    its own (``argv`` None) the start-up objects are then frozen out of its
+    passes (``gc.freeze``)."""
+    global _own_process, _collect
+    _own_process, _collect = argv is None, gc.isenabled()
+    gc.disable()
     try:
+        args = build_parser().parse_args(argv)
         return args.func(args)
     except BrokenPipeError:
         # The reader went away (``routecalc solve ... | head``): stop quietly, and
         # point stdout at nothing so that the interpreter's final flush cannot fail.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    finally:
+        if _collect:
+            gc.enable()
+
+
+_own_process = False  # main() is the process's command
+_collect = True  # the collector was on when main() started
+
+
+def _start_up_done() -> None:
+    """The collector back on (and the start-up objects frozen out of its passes in a process of our own)."""
+    if _collect and not gc.isenabled():
+        if _own_process:
+            gc.freeze()
+        gc.enable()
 
 
 if __name__ == "__main__":

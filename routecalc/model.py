@@ -44,7 +44,7 @@ def read_json(source: str | bytes | FilePath) -> Any:
     where = str(source) if isinstance(source, FilePath) else "json"
     try:
         if isinstance(source, FilePath):
-            text: str | bytes = source.read_bytes()
+            text: str | bytes = source.read_bytes()  # json.loads reads the encoding (and a BOM) as it does a request body
         else:
             text = source
         if isinstance(text, bytes):

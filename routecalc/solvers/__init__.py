@@ -1,15 +1,19 @@
 """Solvers by name. Each takes a position, its compiled graph and the limits,
-and returns the answer dict of the spec (routes, revenue, status, bound)."""
+and returns the answer dict of the spec (routes, revenue, status, bound).
+
+A solver's module is imported when it first runs: naming the solvers
+(the CLI's options) imports neither numba nor OR-Tools.
+"""
 
 from __future__ import annotations
 
 from typing import Callable
 
 from ..limits import Limits
-from .reference import solve_reference
 
 
 def _reference(position, graph, limits: Limits) -> dict:
+    from .reference import solve_reference
     return solve_reference(position, graph, time_limit=limits.time_limit)
 
 
@@ -42,10 +46,18 @@ DEFAULT_SOLVER = "auto"
 KERNEL_SOLVERS = frozenset({"auto", "fast", "packing"})
 
 
-def warm_up() -> None:
-    """Compile (or load from the disk cache) the fast solver's kernels before
-    the first request, and import CP-SAT (ortools, 0.5-1.5 s), so that no
-    request's time limit pays for either; the CLI and the service call it at start."""
-    from . import cpsat  # noqa: F401
-    from .fast import warm_up as warm_fast
-    warm_fast()
+def warm_up(report: Callable[[str], None] | None = None, *, cpsat: bool = False) -> dict:
+    """Get the kernel solvers ready before the first request (the CLI and the
+    service call it at start): their modules imported and every kernel
+    specialisation they call loaded from numba's disk cache, or compiled and
+    cached when it is not there (``report`` gets the progress lines; default
+    standard error). ``cpsat`` also imports CP-SAT (ortools, 0.5-1.5 s), so that
+    no request's time limit pays for it: a long-running service wants that, a
+    one-shot ``routecalc solve`` does not. Returns the counts of
+    :func:`routecalc.kernels.cache.load`."""
+    from ..kernels import cache
+    from . import auto, fast  # noqa: F401  (the default solver's modules)
+
+    if cpsat:
+        from . import cpsat as _  # noqa: F401
+    return cache.load(report)

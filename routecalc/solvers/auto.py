@@ -38,7 +38,6 @@ from ..model import Position
 from ..routes import answer
 from ..rules import require_route_engine
 from ..scoring import train_tables
-from .cpsat import solve_cpsat
 from .fast import ENUMERATION_SHARE, Clock, combine_company, enumerate_company, listed_routes
 from .packing import greedy_choice, pack_routes
 
@@ -98,6 +97,8 @@ def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | Non
                       auto={"solver": "packing", "why": (
                           f"enumeration finished ({count:,} routes) but the fast combination search did not "
                           f"within {work}: the routes packed with CP-SAT")})
+
+    from .cpsat import solve_cpsat  # OR-Tools only when CP-SAT runs
 
     greedy = listed_routes(greedy_choice(listed), listed, graph)
     if sum(r.revenue for r in greedy) > sum(r.revenue for r in routes):

@@ -16,7 +16,6 @@ import time
 from collections import defaultdict
 
 import numpy as np
-from ortools.sat.python import cp_model
 
 from ..graph import TrackGraph, compile_position
 from ..model import Position
@@ -74,6 +73,8 @@ def pack_routes(listed: list[TrainRoutes], graph: TrackGraph, time_limit: float 
     trains' best, which caps the bound. Without a solution from CP-SAT in
     time the greedy set is the answer.
     """
+    from ortools.sat.python import cp_model  # only when CP-SAT runs
+
     started = time.perf_counter()
     greedy = greedy_choice(listed)
     floor = sum(int(listed[t].revenue[k]) for t, k in greedy)
