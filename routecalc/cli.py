@@ -99,8 +99,6 @@ def progress_bar(enabled: bool, label: str):
 
 
 def cmd_solve(args) -> int:
-    from . import api
-
     code = 0
     ready = False
     for path in args.positions:
@@ -111,6 +109,8 @@ def cmd_solve(args) -> int:
                 ready_to_solve(args.solver)
                 ready = True
             left = None if args.time_limit is None else max(reading.left() or 0.0, 0.01)
+            from . import api
+
             with progress_bar(args.progress, path) as progress:
                 answer = api.solve(position, args.solver, time_limit=left,
                                    route_limit=args.route_limit, progress=progress)
@@ -143,20 +143,24 @@ def _checked(work):
 
 
 def cmd_validate(args) -> int:
-    from . import api
+    def read_and_validate():
+        position, routes = _load(args.position), read_json(Path(args.routes))
+        _start_up_done()
+        from . import api
 
-    _start_up_done()
-    code, result = _checked(lambda: api.validate(_load(args.position), read_json(Path(args.routes))))
+        return api.validate(position, routes)
+
+    code, result = _checked(read_and_validate)
     if code == 0:
         print(json.dumps({"valid": True, **result}, indent=2))
     return code
 
 
 def cmd_demo(args) -> int:
-    from . import api
-
     position = _load(str(DEMO_FIXTURE))
     ready_to_solve(args.solver)
+    from . import api
+
     print(f"{DEMO_FIXTURE.name}: {position.company} runs {', '.join(t.name for t in position.trains)} "
           f"in phase {position.phase_name}")
     print_pretty(api.solve(position, args.solver), title=f"{position.company}: what must it run?")
@@ -164,16 +168,12 @@ def cmd_demo(args) -> int:
 
 
 def cmd_render(args) -> int:
-    from . import api
-    from .render import render_svg
-
-    _start_up_done()
-
     def load_and_route():
         with deadline.within(args.time_limit if args.solve else None):
-            return route(_load(args.position))
+            position = _load(args.position)
+        _start_up_done()
+        from . import api
 
-    def route(position):
         if args.solve:
             return position, api.solve(position, args.solver, time_limit=args.time_limit)
         if args.routes:
@@ -184,6 +184,8 @@ def cmd_render(args) -> int:
     if code:
         return code
     position, result = loaded
+    from .render import render_svg
+
     svg = render_svg(position, result)
     if args.output == "-":
         sys.stdout.write(svg)

@@ -13,6 +13,7 @@ import pytest
 
 from boards import city, line_board, offboard, route, town
 from routecalc.cli import connect_line, main
+from routecalc.model import read_json
 from conftest import CORPUS
 
 GENERIC = CORPUS / "generic"
@@ -129,6 +130,17 @@ def test_solve_bad_input_exits_2_naming_the_field(tmp_path, capsys, content, whe
     error = json.loads(out)
     assert error["where"].endswith(where)
     assert "Traceback" not in out
+
+
+def test_solve_reads_a_utf8_bom_as_the_service_does(tmp_path, capsys):
+    """A file led by a UTF-8 byte order mark reads as the same bytes sent to
+    the service do (``read_json`` of the bytes)."""
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(BOARD).encode())
+    assert read_json(path) == read_json(path.read_bytes()) == BOARD
+    code, out = run(capsys, "solve", str(path), "--solver", "reference")
+    assert code == 0
+    assert json.loads(out)["revenue"] == BEST
 
 
 def test_solve_missing_file_exits_2(tmp_path, capsys):
