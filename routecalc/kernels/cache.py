@@ -92,8 +92,8 @@ def load(report: Callable[[str], None] | None = None) -> dict:
     misses_before = _misses
     _progress = _Progress(report or _to_stderr)
     try:
-        for k, sig in todo:
-            _progress.current = k
+        for i, (k, sig) in enumerate(todo, 1):
+            _progress.step = f"[{i}/{len(todo)}]"
             k.dispatcher.compile(sig)
     finally:
         progress, _progress = _progress, None
@@ -206,7 +206,7 @@ def _disk_cache(fn: Callable) -> KernelCache | MemoryOnly:
 class _Progress:
     def __init__(self, report: Callable[[str], None]):
         self.report = report
-        self.current: Kernel | None = None
+        self.step = ""  # the declared specialisation being loaded, of those to load: "[2/4]"
         self.announced = False
 
 
@@ -232,8 +232,7 @@ def _compiling(name: str) -> None:
         progress.announced = True
         progress.report("routecalc: compiling the route kernels (first run after an install or upgrade; "
                         "they are cached for later runs)")
-    number = next(i for i, k in enumerate(KERNELS, 1) if k is progress.current) if progress.current else 0
-    progress.report(f"routecalc: [{number}/{len(KERNELS)}] compiling {name}")
+    progress.report(f"routecalc: {progress.step} compiling {name}")
 
 
 def _register_runtime() -> None:
