@@ -16,10 +16,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from numba import typeof
 
 from routecalc.graph import TOKEN, compile_position
 from routecalc.kernels import enumeration as enum
-from routecalc.kernels.cache import KERNELS
+from routecalc.kernels.cache import KERNELS, sample
 from routecalc.model import load_position_file
 from routecalc.scoring import pay_table, train_tables
 from routecalc.solvers import fast, warm_up
@@ -32,7 +33,7 @@ import json, sys
 from routecalc.cli import main
 code = main(sys.argv[1:])
 modules = sorted(sys.modules)
-from routecalc.kernels.cache import KERNELS
+from routecalc.kernels.cache import KERNELS, sample
 print(json.dumps({"code": code, "modules": modules,
                   "loaded": {k.name: [str(s) for s in k.dispatcher.overloads] for k in KERNELS},
                   "declared": {k.name: [str(s) for s in k.signatures] for k in KERNELS}}))
@@ -95,6 +96,15 @@ def test_a_bad_position_is_reported_before_numba_is_imported(tmp_path):
     assert ended["code"] == 2
     assert json.loads(out)["where"] == "trains[0]"
     assert "numba" not in ended["modules"]
+
+
+def test_the_declared_signatures_are_the_types_numba_sees():
+    """Each declared argument type is what numba's typeof makes of a value
+    of it (array layouts, tuple kinds), so a declared specialisation is the
+    one a call finds."""
+    for k in KERNELS:
+        for signature in k.signatures:
+            assert tuple(typeof(sample(t)) for t in signature) == signature, k.name
 
 
 def test_every_kernel_releases_the_gil():

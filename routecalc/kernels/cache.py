@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 import llvmlite.binding as ll
-from numba import njit, types
+import numpy as np
+from numba import njit, typeof, types
+from numba.np.numpy_support import as_dtype
 from numba.core.caching import FunctionCache, IndexDataCacheFile, NullCache
 
 
@@ -95,6 +97,11 @@ def load(report: Callable[[str], None] | None = None) -> dict:
         for i, (k, sig) in enumerate(todo, 1):
             _progress.step = f"[{i}/{len(todo)}]"
             k.dispatcher.compile(sig)
+            # numba types a kernel's tuple arguments in Python on every call; its
+            # first look at each tuple class (and at an array: it imports
+            # numpy.ma) is slow, so it looks now rather than in the first solve
+            for arg in sig:
+                typeof(sample(arg))
     finally:
         progress, _progress = _progress, None
     compiled = _misses - misses_before
@@ -102,6 +109,19 @@ def load(report: Callable[[str], None] | None = None) -> dict:
     if compiled:
         progress.report(f"routecalc: {compiled} kernel{'s' if compiled > 1 else ''} compiled in {seconds:.1f} s")
     return {"loaded": len(todo) - compiled, "compiled": compiled, "seconds": seconds}
+
+
+def sample(ty: types.Type) -> Any:
+    """A small value that numba types as ``ty`` (empty arrays, zeros)."""
+    if isinstance(ty, types.BaseNamedTuple):
+        return ty.instance_class(*(sample(t) for t in ty.types))
+    if isinstance(ty, types.Array):
+        return np.zeros((0,) * ty.ndim, as_dtype(ty.dtype), order="C" if ty.layout == "C" else "F")
+    if isinstance(ty, types.Boolean):
+        return False
+    if isinstance(ty, types.Integer):
+        return ty.cast_python_value(0)
+    raise TypeError(f"no sample of {ty}")
 
 
 def loaded_signatures() -> dict[str, list[tuple[types.Type, ...]]]:
