@@ -103,8 +103,11 @@ def main() -> None:
             c, w, _ = child_cpu(argv, env)
             cpu[name].append(c)
             wall[name].append(w)
-    warm = json.loads(subprocess.run([sys.executable, "-c", WARM, str(SMALL), str(LARGE)], env=env,
-                                     capture_output=True, text=True, check=True).stdout)
+    warm = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", WARM, str(SMALL), str(LARGE)], env=env, capture_output=True, text=True, check=True
+        ).stdout
+    )
 
     floor = statistics.median(cpu['floor: python -c "import numba"'])
     print(f"first answer of a fresh process: CPU seconds (user + system), median of {args.rounds} rounds")
@@ -115,8 +118,10 @@ def main() -> None:
     for name in ("small", "large"):
         label = f"warm process: solve {(SMALL if name == 'small' else LARGE).name}"
         print(f"{label:52} {warm[name]:7.3f} {warm[name] / floor:8.2f}")
-    print(f"warm process start: import {warm['import']:.3f}, warm_up() {warm['warm_up']:.3f} (the kernels from "
-          f"the cache), first small solve {warm['first']:.3f} vs later {warm['small']:.3f} CPU s")
+    print(
+        f"warm process start: import {warm['import']:.3f}, warm_up() {warm['warm_up']:.3f} (the kernels from "
+        f"the cache), first small solve {warm['first']:.3f} vs later {warm['small']:.3f} CPU s"
+    )
     if args.cold:
         with tempfile.TemporaryDirectory() as cache:
             c, w, _ = child_cpu(solve + [str(SMALL)], {**env, "NUMBA_CACHE_DIR": cache})

@@ -13,14 +13,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import PositionError, RouteViolation, RoutecalcError
+from .errors import PositionError, RoutecalcError, RouteViolation
 from .model import Position, load_position, load_position_file
 
 if TYPE_CHECKING:
     from .api import solve, validate
 
-__all__ = ["solve", "validate", "load_position", "load_position_file", "Position",
-           "PositionError", "RouteViolation", "RoutecalcError"]
+__all__ = [
+    "Position",
+    "PositionError",
+    "RouteViolation",
+    "RoutecalcError",
+    "load_position",
+    "load_position_file",
+    "solve",
+    "validate",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -41,13 +41,24 @@ print(json.dumps({"code": code, "modules": modules,
 
 #: Nothing of the service, the pretty printer, CP-SAT or the drawing on the
 #: way to a fast solver's answer.
-NOT_ON_THE_SOLVE_PATH = ("service", "uvicorn", "fastapi", "starlette", "pydantic", "rich", "ortools",
-                         "routecalc.render", "routecalc.solvers.cpsat")
+NOT_ON_THE_SOLVE_PATH = (
+    "service",
+    "uvicorn",
+    "fastapi",
+    "starlette",
+    "pydantic",
+    "rich",
+    "ortools",
+    "routecalc.render",
+    "routecalc.solvers.cpsat",
+)
 
 
 def run_cli(*argv: str) -> tuple[dict, str, str]:
     """(what the process ended with, its standard output before that, its standard error)."""
-    done = subprocess.run([sys.executable, "-c", CHILD, *argv], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, *argv], check=False, capture_output=True, text=True, timeout=300
+    )
     out, _, last = done.stdout.rstrip("\n").rpartition("\n")
     return json.loads(last), out, done.stderr
 

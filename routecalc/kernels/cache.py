@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import llvmlite.binding as ll
+import llvmlite.binding as ll  # type: ignore[import-untyped]
 import numpy as np
 from numba import njit, typeof, types
-from numba.np.numpy_support import as_dtype
 from numba.core.caching import FunctionCache, IndexDataCacheFile, NullCache
+from numba.np.numpy_support import as_dtype
 
 
 class KernelCacheWarning(RuntimeWarning):
@@ -76,7 +76,7 @@ def kernel(*signatures: tuple[types.Type, ...]) -> Callable:
     def decorate(fn: Callable) -> Any:
         dispatcher = njit(nogil=True)(fn)
         if hasattr(dispatcher, "overloads"):  # not NUMBA_DISABLE_JIT
-            dispatcher._cache = _disk_cache(fn)  # what enable_caching() does, with this module's cache
+            dispatcher._cache = _disk_cache(fn)  # type: ignore[attr-defined]  # what enable_caching() does, with this module's cache
             KERNELS.append(Kernel(dispatcher, tuple(tuple(s) for s in signatures)))
         return dispatcher
 
@@ -114,7 +114,8 @@ def load(report: Callable[[str], None] | None = None) -> dict:
 def sample(ty: types.Type) -> Any:
     """A small value that numba types as ``ty`` (empty arrays, zeros)."""
     if isinstance(ty, types.BaseNamedTuple):
-        return ty.instance_class(*(sample(t) for t in ty.types))
+        named: Any = ty  # NamedTuple or NamedUniTuple: both have these
+        return named.instance_class(*(sample(t) for t in named.types))
     if isinstance(ty, types.Array):
         return np.zeros((0,) * ty.ndim, as_dtype(ty.dtype), order="C" if ty.layout == "C" else "F")
     if isinstance(ty, types.Boolean):
@@ -146,15 +147,15 @@ class CheckedCacheFile(IndexDataCacheFile):
         with open(path, "rb") as f:
             raw = f.read()
         head = len(self.MAGIC)
-        payload = raw[head + 32:]
-        if raw[:head] != self.MAGIC or hashlib.sha256(payload).digest() != raw[head:head + 32]:
+        payload = raw[head + 32 :]
+        if raw[:head] != self.MAGIC or hashlib.sha256(payload).digest() != raw[head : head + 32]:
             raise DamagedEntry(f"{path}: truncated or garbled (checksum mismatch)")
         return pickle.loads(payload)
 
     def discard(self) -> None:
         """Remove the index and every data file of this function."""
         index = Path(self._index_path)
-        stem = index.name[:-len(".nbi")]
+        stem = index.name[: -len(".nbi")]
         for path in [index, *index.parent.glob(f"{glob.escape(stem)}.*.nbc")]:
             path.unlink(missing_ok=True)
 
@@ -169,22 +170,29 @@ class KernelCache(FunctionCache):
         self._py_func = py_func
         self._impl = self._impl_class(py_func)  # RuntimeError when no location is writable
         self._cache_path = self._impl.locator.get_cache_path()
-        self._cache_file = CheckedCacheFile(cache_path=self._cache_path, filename_base=self._impl.filename_base,
-                                            source_stamp=self._impl.locator.get_source_stamp())
+        self._cache_file = CheckedCacheFile(
+            cache_path=self._cache_path,
+            filename_base=self._impl.filename_base,
+            source_stamp=self._impl.locator.get_source_stamp(),
+        )
         self.enable()
 
     def load_overload(self, sig, target_context):
         _register_runtime()
         try:
             found = self._load_overload(sig, target_context)
-        except Exception as exc:  # unpickling a damaged file fails in any way
+        except Exception as exc:  # noqa: BLE001  (unpickling a damaged file fails in any way)
             try:
                 self._cache_file.discard()
             except OSError:
                 pass
-            warnings.warn(KernelCacheWarning(
-                f"discarded a damaged numba cache entry of {self._py_func.__name__} in {self._cache_path} "
-                f"({type(exc).__name__}: {exc}); compiling it again"), stacklevel=2)
+            warnings.warn(
+                KernelCacheWarning(
+                    f"discarded a damaged numba cache entry of {self._py_func.__name__} in {self._cache_path} "
+                    f"({type(exc).__name__}: {exc}); compiling it again"
+                ),
+                stacklevel=2,
+            )
             found = None
         if found is None:
             _compiling(self._py_func.__name__)
@@ -193,10 +201,14 @@ class KernelCache(FunctionCache):
     def save_overload(self, sig, data):
         try:
             self._save_overload(sig, data)
-        except Exception as exc:  # a full disk, a read-only cache, a file in the way
-            warnings.warn(KernelCacheWarning(
-                f"cannot write the numba cache of {self._py_func.__name__} to {self._cache_path} ({exc}); "
-                "it is compiled again on the next start"), stacklevel=2)
+        except Exception as exc:  # noqa: BLE001  (a full disk, a read-only cache, a file in the way)
+            warnings.warn(
+                KernelCacheWarning(
+                    f"cannot write the numba cache of {self._py_func.__name__} to {self._cache_path} ({exc}); "
+                    "it is compiled again on the next start"
+                ),
+                stacklevel=2,
+            )
 
 
 class MemoryOnly(NullCache):
@@ -210,9 +222,13 @@ class MemoryOnly(NullCache):
         global _warned_memory_only
         if not _warned_memory_only:
             _warned_memory_only = True
-            warnings.warn(KernelCacheWarning(
-                f"{self._why}: the kernels are compiled in memory, again on every start (set NUMBA_CACHE_DIR "
-                "to a writable directory to keep them)"), stacklevel=2)
+            warnings.warn(
+                KernelCacheWarning(
+                    f"{self._why}: the kernels are compiled in memory, again on every start (set NUMBA_CACHE_DIR "
+                    "to a writable directory to keep them)"
+                ),
+                stacklevel=2,
+            )
         _compiling(self._name)
 
 
@@ -250,8 +266,10 @@ def _compiling(name: str) -> None:
         return
     if not progress.announced:
         progress.announced = True
-        progress.report("routecalc: compiling the route kernels (first run after an install or upgrade; "
-                        "they are cached for later runs)")
+        progress.report(
+            "routecalc: compiling the route kernels (first run after an install or upgrade; "
+            "they are cached for later runs)"
+        )
     progress.report(f"routecalc: {progress.step} compiling {name}")
 
 
@@ -263,7 +281,7 @@ def _register_runtime() -> None:
     global _runtime_ready
     if _runtime_ready:
         return
-    from numba.core.runtime import _nrt_python
+    from numba.core.runtime import _nrt_python  # type: ignore[attr-defined]
 
     for name, address in _nrt_python.c_helpers.items():
         ll.add_symbol(name if name.startswith("_") else "NRT_" + name, address)
