@@ -11,29 +11,38 @@ a position (or naming the CLI's options) does not wait for the solvers.
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .errors import PositionError, RoutecalcError, RouteViolation
+from .errors import PositionError, RouteViolation, RoutecalcError
 from .model import Position, load_position, load_position_file
 
 if TYPE_CHECKING:
     from .api import solve, validate
 
-__all__ = [
-    "Position",
-    "PositionError",
-    "RouteViolation",
-    "RoutecalcError",
-    "load_position",
-    "load_position_file",
-    "solve",
-    "validate",
-]
+__all__ = ["Position", "PositionError", "RouteViolation", "RoutecalcError", "load_position", "load_position_file",
+           "solve", "validate"]
+
+_FROM_API = ("solve", "validate")
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("solve", "validate"):
+    if name in _FROM_API:
         from . import api
 
-        return getattr(api, name)
+        globals()[name] = value = getattr(api, name)
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _Package(ModuleType):
+    """This package, whose ``validate`` stays the function: importing the
+    submodule of that name would otherwise set the attribute to it."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not (name in _FROM_API and isinstance(value, ModuleType)):
+            super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
