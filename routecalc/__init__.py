@@ -15,7 +15,7 @@ import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from .errors import PositionError, RouteViolation, RoutecalcError
+from .errors import PositionError, RoutecalcError, RouteViolation
 from .model import Position, load_position, load_position_file
 
 if TYPE_CHECKING:
