@@ -160,7 +160,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        await asyncio.get_running_loop().run_in_executor(pool(app), solvers.warm_up)
+        # kernels and CP-SAT (ortools) loaded before the first request, so no request's limit pays for them
+        await asyncio.get_running_loop().run_in_executor(pool(app), lambda: solvers.warm_up(cpsat=True))
         try:
             yield
         finally:
