@@ -48,7 +48,7 @@ def read_json(source: str | bytes | FilePath) -> Any:
         else:
             text = source
         if isinstance(text, bytes):
-            text = text.decode("utf-8")
+            text = text.decode("utf-8-sig")  # a BOM-led file or body read as json.loads reads bytes
         data = json.loads(text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant)
     except FileNotFoundError:
         raise PositionError(str(source), "file not found") from None
