@@ -54,7 +54,9 @@ def test_a_big_board_keeps_the_time_limit_over_every_phase(solver):
     except TimeLimitError as exc:
         assert exc.where == "time_limit" and "ran out while" in exc.message
     else:
-        assert answer["status"] == "feasible" and answer["bound"] >= answer["revenue"]
+        # a fast machine may prove the 8E's ceiling (8 cities x 20) in time: optimal is then right too
+        assert answer["bound"] >= answer["revenue"]
+        assert answer["status"] == ("optimal" if answer["bound"] == answer["revenue"] else "feasible")
     assert time.perf_counter() - started < 1.0 + SLACK
 
 
