@@ -85,7 +85,8 @@ def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | Non
                           f"{steps:,} steps, combined within {work}")})
     stalled = stats.get("combination_work", COMBINATION_WORK) >= COMBINATION_WORK
     if (complete and not stalled) or not (complete or any(found.out_of_work for found in listed)):
-        return answer(graph, tables, routes, solver="fast", status="feasible", bound=bound, **stats,
+        return answer(graph, tables, routes, solver="fast", status="optimal" if bound == revenue else "feasible",
+                      bound=bound, **stats,
                       seconds=round(time.perf_counter() - started, 4), auto={"solver": "fast", "why": (
                           f"the time limit stopped the fast solver within its work budget ({limits}, {work}) "
                           f"after {count:,} routes: the best set of the routes listed, with a true bound")})
