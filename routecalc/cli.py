@@ -220,6 +220,31 @@ def cmd_serve(args) -> int:
     return 0
 
 
+def cmd_batch(args) -> int:
+    from .batch import cli_batch
+    return cli_batch(args)
+
+
+def cmd_bench(args) -> int:
+    from .bench import cli_bench
+    return cli_bench(args)
+
+
+def add_batch_options(parser: argparse.ArgumentParser) -> None:
+    """How ``batch`` and ``bench`` spread the work (the engine and its workers) and limit each solve."""
+    parser.add_argument("--time-limit", type=float, default=None, help="seconds per position")
+    parser.add_argument("--route-limit", type=int, default=None, metavar="N", help="routes per train at most")
+    parser.add_argument("--engine", default="auto", choices=["auto", "ray", "processes", "inline"],
+                        help="auto: Ray when installed, else local processes")
+    parser.add_argument("--address", default=None, metavar="HOST:PORT", help="join this Ray cluster")
+    parser.add_argument("--workers", type=int, default=None, help="default: every CPU (of the cluster)")
+    parser.add_argument("--batch-size", type=int, default=None, metavar="N", help="positions per task")
+    parser.add_argument("--resume", action="store_true", help="keep the output's lines and skip their positions")
+    parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    parser.add_argument("--external", action="append", default=[], metavar='"[NAME=]CMD {file}"',
+                        help="another solver: reads the position file, prints an answer")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="routecalc", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -274,6 +299,21 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     serve.add_argument("--no-access-log", dest="access_log", action="store_false")
     serve.set_defaults(func=cmd_serve)
+
+    batch = sub.add_parser("batch", help="solve many positions (Ray, or local processes) into JSON lines")
+    batch.add_argument("inputs", nargs="+", metavar="INPUT", help="position files, folders, JSON-lines files")
+    batch.add_argument("-o", "--output", required=True, metavar="RESULTS.jsonl")
+    batch.add_argument("--solver", default=DEFAULT_SOLVER, help=f"{', '.join(sorted(SOLVERS))} or an --external")
+    add_batch_options(batch)
+    batch.set_defaults(func=cmd_batch)
+
+    bench = sub.add_parser("bench", help="solvers against each other and the corpus figures: table and plots")
+    bench.add_argument("inputs", nargs="+", metavar="CORPUS", help="position files, folders, JSON-lines files")
+    bench.add_argument("--solvers", default="auto,fast,cpsat", help="comma-separated (default: auto,fast,cpsat)")
+    bench.add_argument("-o", "--output", default="bench", metavar="FOLDER",
+                       help="results.jsonl, report.md, times.svg/png, revenue.svg/png (default: bench)")
+    add_batch_options(bench)
+    bench.set_defaults(func=cmd_bench)
     return parser
 
 

@@ -1,0 +1,559 @@
+"""Many positions at once: ``routecalc batch``.
+
+Positions come from files, folders (searched recursively) or JSON-lines
+files; each becomes one JSON line of the output (``file``, ``solver``,
+``answer`` or the named ``error``, ``seconds`` and ``cpu_seconds`` of the
+solve, the ``node`` and ``pid`` that ran it, and the corpus ``reference``
+figures when the input is a corpus wrapper). Lines are written and flushed
+as the results arrive, in completion order, so a crash or Ctrl-C loses
+nothing written and ``resume`` skips what is already there.
+
+Three engines run the same jobs: Ray (an embedded local instance, or an
+existing cluster by address), local processes when Ray is not installed,
+and the calling process itself. Every worker loads the kernels once and
+solves whole batches of positions, not one task per position.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import PositionError
+from .model import read_json, unwrap
+
+ENGINES = ("auto", "ray", "processes", "inline")
+#: Batches handed to one worker before it returns any: the next is ready when one ends.
+IN_FLIGHT_PER_WORKER = 2
+#: Positions per batch at most; fewer when there are few positions per worker.
+MAX_BATCH = 16
+#: Seconds an external solver may run past the time limit before it is stopped.
+EXTERNAL_GRACE = 5.0
+
+
+@dataclass(frozen=True)
+class Item:
+    """One position read from the inputs; ``error`` instead when it cannot be read."""
+
+    key: str  # the file, or ``file:line`` for a JSON-lines input
+    position: dict | None = None  # the bare position (a corpus wrapper's reference is kept apart)
+    reference: dict | None = None  # the wrapper's figures, see :func:`reference_figures`
+    error: tuple[str, str] | None = None  # (where, message) of a PositionError: plain data crosses processes
+
+
+@dataclass(frozen=True)
+class Job:
+    """One solver on one position."""
+
+    item: Item
+    solver: str
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every worker needs besides the jobs."""
+
+    time_limit: float | None = None
+    route_limit: int | None = None
+    externals: dict[str, str] = field(default_factory=dict)  # solver name -> "CMD {file}"
+
+
+def reference_figures(reference: dict | None) -> dict[str, int]:
+    """The corpus wrapper's figures by source: ``optimum`` (the oracle's, where it
+    is certified exact), ``recorded`` (the player's run as the engine scores it),
+    ``autorouter`` (18xx.games), ``navig18xx``."""
+    if not reference:
+        return {}
+    figures = {}
+    oracle = reference.get("oracle") or {}
+    if oracle.get("exact") and oracle.get("total") is not None:
+        figures["optimum"] = oracle["total"]
+    recorded = (reference.get("recorded") or {}).get("total")
+    if recorded is None:  # old games store none: the engine's recomputed total stands in
+        recorded = (reference.get("recomputed") or {}).get("total")
+    if recorded is not None:
+        figures["recorded"] = recorded
+    if (reference.get("autorouter") or {}).get("total") is not None:
+        figures["autorouter"] = reference["autorouter"]["total"]
+    if (reference.get("best") or {}).get("revenue") is not None:
+        figures["navig18xx"] = reference["best"]["revenue"]
+    return figures
+
+
+def _item(key: str, data: Any) -> Item:
+    try:
+        position = unwrap(data)
+    except PositionError as exc:
+        return Item(key, error=(exc.where, exc.message))
+    reference = data.get("reference") if position is not data else None
+    return Item(key, position, reference_figures(reference) or None)
+
+
+def _read_lines(path: Path) -> Iterator[Item]:
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as exc:
+        yield Item(str(path), error=(str(path), f"cannot read: {exc.strerror or exc}"))
+        return
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            key = f"{path}:{number}"
+            try:
+                yield _item(key, read_json(line))
+            except PositionError as exc:
+                yield Item(key, error=(key, exc.message))
+
+
+def _read_file(path: Path) -> Iterator[Item]:
+    if path.suffix in (".jsonl", ".ndjson"):
+        yield from _read_lines(path)
+        return
+    try:
+        yield _item(str(path), read_json(path))
+    except PositionError as exc:
+        yield Item(str(path), error=(exc.where, exc.message))
+
+
+def read_inputs(inputs: Iterable[str | Path]) -> list[Item]:
+    """The positions of files, folders (every ``*.json`` and ``*.jsonl`` below,
+    sorted) and JSON-lines files, each once, in the order given."""
+    items: dict[str, Item] = {}
+    for given in inputs:
+        path = Path(given)
+        files = (sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl", ".ndjson") and p.is_file())
+                 if path.is_dir() else [path])
+        for file in files:
+            for item in _read_file(file):
+                items.setdefault(item.key, item)
+    return list(items.values())
+
+
+def parse_external(specs: Sequence[str]) -> dict[str, str]:
+    """Solver names for ``--external`` commands: ``NAME=CMD {file}`` names one,
+    a bare ``CMD {file}`` is ``external`` (``external2``... for more)."""
+    named = {}
+    for number, spec in enumerate(specs, 1):
+        match = re.match(r"^([A-Za-z][\w.-]*)=(.+)$", spec)
+        name, command = (match.group(1), match.group(2)) if match else (
+            "external" if number == 1 else f"external{number}", spec)
+        if "{file}" not in command:
+            raise PositionError("external", f"{command!r} has no {{file}} for the position file")
+        named[name] = command
+    return named
+
+
+# --- the worker side ----------------------------------------------------------------------
+
+
+def _run_external(command: str, position: dict, time_limit: float | None) -> dict:
+    """Run another solver on a position file; its standard output is the answer."""
+    with tempfile.TemporaryDirectory(prefix="routecalc-") as folder:
+        file = Path(folder) / "position.json"
+        file.write_text(json.dumps(position))
+        argv = [part.replace("{file}", str(file)) for part in shlex.split(command)]
+        timeout = time_limit + EXTERNAL_GRACE if time_limit else None
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            raise PositionError("external", f"{argv[0]} ran past the time limit ({time_limit} s)") from None
+        except OSError as exc:
+            raise PositionError("external", f"cannot run {argv[0]}: {exc.strerror or exc}") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or done.stdout.strip().splitlines() or [""])[-1]
+        raise PositionError("external", f"{argv[0]} exited with status {done.returncode}: {last}")
+    try:
+        answer = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        raise PositionError("external", f"{argv[0]} printed no JSON answer") from None
+    if not isinstance(answer, dict) or not isinstance(answer.get("revenue"), int):
+        raise PositionError("external", f"{argv[0]} printed no answer with an integer revenue")
+    return answer
+
+
+def solve_job(job: Job, settings: Settings, node: str) -> dict:
+    """The result line of one job; any failure becomes a named error, never a lost line."""
+    from . import api
+
+    record: dict[str, Any] = {"file": job.item.key, "solver": job.solver}
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        if job.item.error is not None:
+            raise PositionError(*job.item.error)
+        if job.solver in settings.externals:
+            record["answer"] = _run_external(settings.externals[job.solver], job.item.position, settings.time_limit)
+        else:
+            record["answer"] = api.solve(job.item.position, job.solver, time_limit=settings.time_limit,
+                                         route_limit=settings.route_limit)
+    except PositionError as exc:
+        record["error"] = {"kind": "PositionError", "message": str(exc), "where": exc.where}
+    except Exception as exc:  # noqa: BLE001 - one position's fault must not end a run of thousands
+        record["error"] = {"kind": type(exc).__name__, "message": str(exc), "where": None}
+    record["seconds"] = round(time.perf_counter() - wall, 6)
+    record["cpu_seconds"] = round(time.process_time() - cpu, 6)
+    record["node"], record["pid"] = node, os.getpid()
+    if job.item.reference:
+        record["reference"] = job.item.reference
+    return record
+
+
+def _warm(solvers: Iterable[str]) -> None:
+    from .solvers import KERNEL_SOLVERS, warm_up
+
+    if set(solvers) & KERNEL_SOLVERS:
+        warm_up()
+
+
+class BatchWorker:
+    """A worker that loads the kernels once, then solves batch after batch
+    (a Ray actor, or the state of a local process)."""
+
+    def __init__(self, solvers: Sequence[str], settings: Settings, node: str | None = None):
+        _warm(solvers)
+        self.settings = settings
+        self.node = node or _ray_node() or socket.gethostname()
+
+    def solve(self, jobs: Sequence[Job]) -> list[dict]:
+        return [solve_job(job, self.settings, self.node) for job in jobs]
+
+
+def _ray_node() -> str | None:
+    try:
+        import ray
+    except ImportError:
+        return None
+    return ray.get_runtime_context().get_node_id() if ray.is_initialized() else None
+
+
+_process_worker: BatchWorker | None = None
+
+
+def _start_process(solvers: Sequence[str], settings: Settings) -> None:
+    global _process_worker
+    _process_worker = BatchWorker(solvers, settings, socket.gethostname())
+
+
+def _process_batch(jobs: Sequence[Job]) -> list[dict]:
+    assert _process_worker is not None, "the pool's initializer starts the worker"
+    return _process_worker.solve(jobs)
+
+
+# --- the engines: jobs in, result lines out in completion order ----------------------------
+
+
+def batches(jobs: Sequence[Job], workers: int, size: int | None = None) -> list[list[Job]]:
+    """Jobs cut into batches: big enough that a task's overhead is small, small
+    enough that every worker gets several (the last ones balance the load)."""
+    size = size or max(1, min(MAX_BATCH, len(jobs) // (workers * 4 * IN_FLIGHT_PER_WORKER)))
+    return [list(jobs[i:i + size]) for i in range(0, len(jobs), size)]
+
+
+def _solvers(jobs: Sequence[Job]) -> list[str]:
+    return sorted({job.solver for job in jobs})
+
+
+def run_inline(jobs: Sequence[Job], settings: Settings) -> Iterator[dict]:
+    worker = BatchWorker(_solvers(jobs), settings, socket.gethostname())
+    for job in jobs:
+        yield solve_job(job, worker.settings, worker.node)
+
+
+def run_processes(jobs: Sequence[Job], settings: Settings, workers: int | None = None,
+                  batch_size: int | None = None) -> Iterator[dict]:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    workers = workers or os.cpu_count() or 1
+    pending = batches(jobs, workers, batch_size)[::-1]
+    # spawn, not fork: the parent may hold threads (OR-Tools, numba) that a fork would copy mid-state
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_start_process, initargs=(_solvers(jobs), settings))
+    try:
+        running = {pool.submit(_process_batch, pending.pop()) for _ in range(workers * IN_FLIGHT_PER_WORKER)
+                   if pending}
+        while running:
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield from future.result()
+                if pending:
+                    running.add(pool.submit(_process_batch, pending.pop()))
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def ray_available() -> bool:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def run_ray(jobs: Sequence[Job], settings: Settings, address: str | None = None, workers: int | None = None,
+            batch_size: int | None = None) -> Iterator[dict]:
+    """Jobs on Ray actors, one per CPU of the cluster (spread over its nodes),
+    each fed the next batch as soon as one of its two comes back."""
+    import ray
+
+    ray.init(address=address or "local", num_cpus=None if address else workers, include_dashboard=False,
+             log_to_driver=False, logging_level="ERROR", configure_logging=False)
+    actors = []
+    try:
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        workers = max(1, min(workers or cpus, cpus))
+        actor_class = ray.remote(num_cpus=1)(BatchWorker)
+        actors = [actor_class.options(scheduling_strategy="SPREAD").remote(_solvers(jobs), settings)
+                  for _ in range(workers)]
+        pending = batches(jobs, workers, batch_size)[::-1]
+        running: dict[Any, tuple[Any, list[Job]]] = {}
+
+        def submit(actor) -> None:
+            batch = pending.pop()
+            running[actor.solve.remote(batch)] = (actor, batch)
+
+        for _ in range(IN_FLIGHT_PER_WORKER):
+            for actor in actors:
+                if pending:
+                    submit(actor)
+        while running:
+            done, _ = ray.wait(list(running), num_returns=1)
+            for ref in done:
+                actor, batch = running.pop(ref)
+                try:
+                    records = ray.get(ref)
+                except ray.exceptions.RayError as exc:  # the worker died: name it on each of its positions
+                    message = str(exc).splitlines()[0]
+                    records = [{"file": job.item.key, "solver": job.solver,
+                                "error": {"kind": type(exc).__name__, "message": message, "where": None},
+                                "seconds": 0.0, "cpu_seconds": 0.0, "node": None, "pid": None} for job in batch]
+                    actor = None
+                yield from records
+                if pending and actor is not None:
+                    submit(actor)
+                elif pending and not running:
+                    raise RuntimeError("every Ray worker died; rerun with --resume") from None
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+        ray.shutdown()
+
+
+def run_jobs(jobs: Sequence[Job], settings: Settings, engine: str = "auto", address: str | None = None,
+             workers: int | None = None, batch_size: int | None = None) -> Iterator[dict]:
+    """Result lines of the jobs, in completion order, from the engine chosen."""
+    if engine == "auto":
+        engine = "ray" if address or ray_available() else "processes"
+    if address and engine != "ray":
+        raise PositionError("address", f"a cluster address needs the ray engine, not {engine!r}")
+    if engine == "ray":
+        if not ray_available():
+            raise PositionError("engine", "Ray is not installed: pip install 'routecalc[cluster]'")
+        return run_ray(jobs, settings, address, workers, batch_size)
+    if engine == "processes":
+        return run_processes(jobs, settings, workers, batch_size)
+    if engine == "inline":
+        return run_inline(jobs, settings)
+    raise PositionError("engine", f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
+
+
+# --- the output file ----------------------------------------------------------------------
+
+
+def read_results(path: Path) -> list[dict]:
+    """The complete lines of a results file (a line cut short by a crash is left out)."""
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text().splitlines(keepends=True):
+        if not line.endswith("\n"):
+            break
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return records
+
+
+def _open_output(path: Path, resume: bool):
+    """The results file for appending: empty, or (resuming) cut after its last complete line."""
+    if not resume or not path.exists():
+        return path.open("w")
+    text = path.read_bytes()
+    keep = text.rfind(b"\n") + 1
+    if keep < len(text):
+        with path.open("r+b") as out:
+            out.truncate(keep)
+    return path.open("a")
+
+
+@dataclass
+class Summary:
+    """The figures a person wants at the end of a run."""
+
+    count: int
+    optimal: int
+    feasible: int
+    errors: int
+    total_seconds: float
+    median_seconds: float
+    cpu_seconds: float
+    certified: int  # positions with a certified optimum
+    equal_optimum: int  # ... and the answer equal to it
+
+    @classmethod
+    def of(cls, records: Sequence[dict]) -> Summary:
+        statuses = [(r.get("answer") or {}).get("status") for r in records]
+        seconds = [r["seconds"] for r in records]
+        optima = [(r["answer"]["revenue"] if "answer" in r else None, r["reference"]["optimum"])
+                  for r in records if "optimum" in (r.get("reference") or {})]
+        return cls(count=len(records), optimal=statuses.count("optimal"), feasible=statuses.count("feasible"),
+                   errors=sum("error" in r for r in records), total_seconds=sum(seconds),
+                   median_seconds=statistics.median(seconds) if seconds else 0.0,
+                   cpu_seconds=sum(r.get("cpu_seconds", 0.0) for r in records), certified=len(optima),
+                   equal_optimum=sum(got == want for got, want in optima))
+
+    def text(self) -> str:
+        line = (f"{self.count} positions: {self.optimal} optimal, {self.feasible} feasible, {self.errors} errors; "
+                f"solve time total {self.total_seconds:.2f} s (CPU {self.cpu_seconds:.2f} s), "
+                f"median {self.median_seconds * 1000:.1f} ms")
+        if self.certified:
+            line += f"; equal to the certified optimum {self.equal_optimum}/{self.certified}"
+        return line
+
+
+@dataclass
+class Run:
+    """What one call of :func:`run_batch` did."""
+
+    written: int  # lines written by this run
+    skipped: int  # jobs already in the output (resume)
+    wall_seconds: float
+    summary: Summary  # of the whole output file
+    nodes: dict[str, int]  # lines of this run per node
+
+
+def todo(jobs: Sequence[Job], output: Path, resume: bool) -> list[Job]:
+    """The jobs still to run: all of them, or (resuming) those without a line in the output."""
+    done = {(r.get("file"), r.get("solver")) for r in read_results(output)} if resume else set()
+    return [job for job in jobs if (job.item.key, job.solver) not in done]
+
+
+def run_batch(jobs: Sequence[Job], output: Path, settings: Settings, *, resume: bool = False, engine: str = "auto",
+              address: str | None = None, workers: int | None = None, batch_size: int | None = None,
+              on_line: Callable[[dict], None] | None = None) -> Run:
+    """Solve the jobs into ``output``, one flushed line each as it arrives.
+
+    ``resume`` keeps the lines already there and skips their (file, solver)."""
+    output = Path(output)
+    remaining = todo(jobs, output, resume)
+    started = time.perf_counter()
+    nodes: dict[str, int] = {}
+    with _open_output(output, resume) as out:
+        if remaining:
+            for record in run_jobs(remaining, settings, engine, address, workers, batch_size):
+                out.write(json.dumps(record) + "\n")
+                out.flush()
+                nodes[str(record.get("node"))] = nodes.get(str(record.get("node")), 0) + 1
+                if on_line:
+                    on_line(record)
+    wall = time.perf_counter() - started
+    wanted = {(job.item.key, job.solver) for job in jobs}
+    mine = [r for r in read_results(output) if (r.get("file"), r.get("solver")) in wanted]
+    return Run(len(remaining), len(jobs) - len(remaining), wall, Summary.of(mine), nodes)
+
+
+def jobs_for(items: Sequence[Item], solvers: Sequence[str]) -> list[Job]:
+    """Every solver on every position, position by position (so the solvers
+    share the machine's noise alike)."""
+    return [Job(item, solver) for item in items for solver in solvers]
+
+
+# --- the command --------------------------------------------------------------------------
+
+
+@contextmanager
+def progress_bar(total: int, enabled: bool) -> Iterator[Callable[[dict], None]]:
+    """A callback per result line drawing a bar on standard error (done/total, rate, ETA), or one doing nothing."""
+    if not enabled:
+        yield lambda record: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        def render(self, task) -> Text:
+            return Text(f"{task.speed:.1f}/s" if task.speed else "-/s", style="progress.data.speed")
+
+    with Progress("batch", BarColumn(), MofNCompleteColumn(), RateColumn(), "ETA", TimeRemainingColumn(),
+                  console=Console(stderr=True)) as shown:
+        task = shown.add_task("batch", total=total)
+        yield lambda record: shown.advance(task)
+
+
+def check_solvers(solvers: Sequence[str], settings: Settings) -> None:
+    from .solvers import SOLVERS
+
+    known = [*SOLVERS, *settings.externals]
+    for solver in solvers:
+        if solver not in known:
+            raise PositionError("solver", f"unknown solver {solver!r} (known: {', '.join(known)})")
+
+
+def settings_of(args) -> Settings:
+    return Settings(args.time_limit, args.route_limit, parse_external(args.external or []))
+
+
+def batch_command(args, jobs: Callable[[Settings], list[Job]], output: Path) -> Run | int:
+    """The part ``batch`` and ``bench`` share: run the jobs with the command's
+    options and a progress bar; an exit status instead when it cannot finish
+    (2 bad input, 130 Ctrl-C: the lines written stay for ``--resume``)."""
+    import sys
+
+    try:
+        settings = settings_of(args)
+        chosen = jobs(settings)
+        check_solvers(sorted({job.solver for job in chosen}), settings)
+        count = len(todo(chosen, output, args.resume))
+        with progress_bar(count, args.progress and count > 0) as advance:
+            return run_batch(chosen, output, settings, resume=args.resume, engine=args.engine, address=args.address,
+                             workers=args.workers, batch_size=args.batch_size, on_line=advance)
+    except PositionError as exc:
+        print(json.dumps({"error": str(exc), "where": exc.where}), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: the lines written to {output} stay; --resume goes on from there", file=sys.stderr)
+        return 130
+
+
+def cli_batch(args) -> int:
+    """``routecalc batch``: exit 0, 2 when a position could not be solved, 130 on Ctrl-C."""
+    import sys
+
+    output = Path(args.output)
+    run = batch_command(args, lambda settings: jobs_for(read_inputs(args.inputs), [args.solver]), output)
+    if isinstance(run, int):
+        return run
+    nodes = ", ".join(f"{node} {count}" for node, count in sorted(run.nodes.items()))
+    print(f"{run.written} solved in {run.wall_seconds:.2f} s wall"
+          + (f", {run.skipped} already in {output}" if run.skipped else "")
+          + (f"; lines per node: {nodes}" if len(run.nodes) > 1 else ""), file=sys.stderr)
+    print(run.summary.text(), file=sys.stderr)
+    return 2 if run.summary.errors else 0
