@@ -39,5 +39,5 @@ bench: $(STAMP)
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q -e '.[test,cluster,bench]'
 	touch $(STAMP)

@@ -1,0 +1,123 @@
+"""``routecalc batch`` on a slice of the corpus: in-process, as a command
+(local processes), and resumed after a real run was killed.
+
+Every line must parse, name its file and solver, and carry the corpus
+optimum as its revenue; a killed run resumed writes each position once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS
+from routecalc.batch import Settings, jobs_for, read_inputs, read_results, run_batch
+
+#: Every 25th corpus position (20, all four corpus games).
+SLICE = sorted(CORPUS.rglob("*.json"))[::25]
+ROUTECALC = [sys.executable, "-m", "routecalc.cli"]
+
+
+def optimum(path: Path) -> int:
+    return json.loads(path.read_text())["reference"]["oracle"]["total"]
+
+
+def check_lines(lines: list[dict], files: list[Path], solver: str = "auto") -> None:
+    """One line per file, the corpus optimum, proven optimal."""
+    assert sorted(line["file"] for line in lines) == sorted(str(f) for f in files)
+    for line in lines:
+        assert line["solver"] == solver and "error" not in line, line
+        want = optimum(Path(line["file"]))
+        assert line["answer"]["revenue"] == want, f"{line['file']}: {line['answer']['revenue']}, optimum {want}"
+        assert line["answer"]["status"] == "optimal"
+        assert line["reference"]["optimum"] == want
+        assert line["seconds"] >= 0 and line["cpu_seconds"] >= 0 and line["node"]
+
+
+def test_slice_covers_every_corpus_game():
+    assert {p.parent.name for p in SLICE} == {"1830", "1867", "18Chesapeake", "18Ireland"}
+
+
+def test_inputs_from_files_folders_and_json_lines(tmp_path):
+    lines = tmp_path / "positions.jsonl"
+    lines.write_text(SLICE[0].read_text().replace("\n", "") + "\n\n{not json\n" + json.dumps({"hexes": 3}) + "\n")
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2")
+    items = read_inputs([SLICE[1], CORPUS / "generic" / "1867", lines, bad, SLICE[1]])
+    keys = [item.key for item in items]
+    assert keys[0] == str(SLICE[1]) and keys.count(str(SLICE[1])) == 1  # each file once
+    assert len([k for k in keys if "/1867/" in k]) == len(list((CORPUS / "generic" / "1867").glob("*.json")))
+    by_key = {item.key: item for item in items}
+    assert by_key[f"{lines}:1"].reference["optimum"] == optimum(SLICE[0])
+    assert by_key[f"{lines}:1"].position == json.loads(SLICE[0].read_text())["position"]
+    assert f"{lines}:2" not in by_key  # a blank line is no position
+    assert "invalid JSON" in by_key[f"{lines}:3"].error[1]
+    assert by_key[str(bad)].error[0] == str(bad)
+
+    out = tmp_path / "out.jsonl"
+    wanted = [by_key[f"{lines}:3"], by_key[f"{lines}:4"], by_key[str(bad)], by_key[f"{lines}:1"]]
+    run = run_batch(jobs_for(wanted, ["auto"]), out, Settings(), engine="inline")
+    records = {r["file"]: r for r in read_results(out)}
+    assert run.summary.count == 4 and run.summary.errors == 3 and run.summary.optimal == 1
+    assert records[f"{lines}:3"]["error"]["kind"] == "PositionError"
+    assert records[f"{lines}:4"]["error"]["where"] == "format"  # {"hexes": 3} lacks the format first
+    assert "invalid JSON" in records[str(bad)]["error"]["message"]
+    assert records[f"{lines}:1"]["answer"]["revenue"] == optimum(SLICE[0])
+
+
+def test_batch_in_process_on_the_slice(tmp_path):
+    out = tmp_path / "results.jsonl"
+    run = run_batch(jobs_for(read_inputs(SLICE), ["auto"]), out, Settings(), engine="inline")
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    check_lines(lines, SLICE)
+    summary = run.summary
+    assert (summary.count, summary.optimal, summary.feasible, summary.errors) == (len(SLICE), len(SLICE), 0, 0)
+    assert summary.certified == summary.equal_optimum == len(SLICE)
+    assert summary.total_seconds == pytest.approx(sum(line["seconds"] for line in lines))
+
+
+def test_batch_command_in_local_processes(tmp_path):
+    out = tmp_path / "results.jsonl"
+    done = subprocess.run([*ROUTECALC, "batch", *map(str, SLICE[:10]), "-o", str(out), "--engine", "processes",
+                           "--workers", "2", "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    check_lines(lines, SLICE[:10])
+    assert len({line["pid"] for line in lines}) <= 2
+    assert "10 positions: 10 optimal, 0 feasible, 0 errors" in done.stderr
+    assert "equal to the certified optimum 10/10" in done.stderr
+
+
+def test_resume_after_a_killed_run_writes_each_position_once(tmp_path):
+    files = sorted(CORPUS.rglob("*.json"))[::4]  # 125 positions: some seconds, killed long before the end
+    out = tmp_path / "results.jsonl"
+    command = [*ROUTECALC, "batch", *map(str, files), "-o", str(out), "--engine", "inline", "--no-progress"]
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while (not out.exists() or out.read_text().count("\n") < 5) and first.poll() is None:
+            assert time.monotonic() < deadline, "the first run wrote nothing"
+            time.sleep(0.02)
+        os.kill(first.pid, signal.SIGKILL)
+    finally:
+        first.wait()
+    assert first.returncode == -signal.SIGKILL, "the run ended before it was killed"
+    written = read_results(out)
+    assert 5 <= len(written) < len(files)
+    with out.open("a") as cut:  # a line a crash cut short: dropped on resume
+        cut.write(json.dumps(written[0])[:40])
+
+    second = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr
+    lines = [json.loads(line) for line in out.read_text().splitlines()]  # every line parses: the cut one is gone
+    check_lines(lines, files)
+    assert lines[:len(written)] == written  # the first run's lines are kept as they were
+    assert f"{len(files) - len(written)} solved" in second.stderr
+    assert f"{len(written)} already in" in second.stderr
