@@ -133,8 +133,11 @@ def read_inputs(inputs: Iterable[str | Path]) -> list[Item]:
     items: dict[str, Item] = {}
     for given in inputs:
         path = Path(given)
-        files = (sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl", ".ndjson") and p.is_file())
-                 if path.is_dir() else [path])
+        files = (
+            sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl", ".ndjson") and p.is_file())
+            if path.is_dir()
+            else [path]
+        )
         for file in files:
             for item in _read_file(file):
                 items.setdefault(item.key, item)
@@ -147,8 +150,9 @@ def parse_external(specs: Sequence[str]) -> dict[str, str]:
     named = {}
     for number, spec in enumerate(specs, 1):
         match = re.match(r"^([A-Za-z][\w.-]*)=(.+)$", spec)
-        name, command = (match.group(1), match.group(2)) if match else (
-            "external" if number == 1 else f"external{number}", spec)
+        name, command = (
+            (match.group(1), match.group(2)) if match else ("external" if number == 1 else f"external{number}", spec)
+        )
         if "{file}" not in command:
             raise PositionError("external", f"{command!r} has no {{file}} for the position file")
         named[name] = command
@@ -196,13 +200,15 @@ def solve_job(job: Job, settings: Settings, node: str) -> dict:
     record: dict[str, Any] = {"file": job.item.key, "solver": job.solver}
     wall, cpu = time.perf_counter(), cpu_seconds()
     try:
-        if job.item.error is not None:
-            raise PositionError(*job.item.error)
+        position = job.item.position
+        if position is None:
+            raise PositionError(*(job.item.error or ("position", "missing")))
         if job.solver in settings.externals:
-            record["answer"] = _run_external(settings.externals[job.solver], job.item.position, settings.time_limit)
+            record["answer"] = _run_external(settings.externals[job.solver], position, settings.time_limit)
         else:
-            record["answer"] = api.solve(job.item.position, job.solver, time_limit=settings.time_limit,
-                                         route_limit=settings.route_limit)
+            record["answer"] = api.solve(
+                position, job.solver, time_limit=settings.time_limit, route_limit=settings.route_limit
+            )
     except PositionError as exc:
         record["error"] = {"kind": "PositionError", "message": str(exc), "where": exc.where}
     except Exception as exc:  # noqa: BLE001 - one position's fault must not end a run of thousands
@@ -263,7 +269,7 @@ def batches(jobs: Sequence[Job], workers: int, size: int | None = None) -> list[
     """Jobs cut into batches: big enough that a task's overhead is small, small
     enough that every worker gets several (the last ones balance the load)."""
     size = size or max(1, min(MAX_BATCH, len(jobs) // (workers * 4 * IN_FLIGHT_PER_WORKER)))
-    return [list(jobs[i:i + size]) for i in range(0, len(jobs), size)]
+    return [list(jobs[i : i + size]) for i in range(0, len(jobs), size)]
 
 
 def _solvers(jobs: Sequence[Job]) -> list[str]:
@@ -276,19 +282,23 @@ def run_inline(jobs: Sequence[Job], settings: Settings) -> Iterator[dict]:
         yield solve_job(job, worker.settings, worker.node)
 
 
-def run_processes(jobs: Sequence[Job], settings: Settings, workers: int | None = None,
-                  batch_size: int | None = None) -> Iterator[dict]:
+def run_processes(
+    jobs: Sequence[Job], settings: Settings, workers: int | None = None, batch_size: int | None = None
+) -> Iterator[dict]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     workers = workers or os.cpu_count() or 1
     pending = batches(jobs, workers, batch_size)[::-1]
     # spawn, not fork: the parent may hold threads (OR-Tools, numba) that a fork would copy mid-state
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_start_process, initargs=(_solvers(jobs), settings))
+    pool = ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_start_process,
+        initargs=(_solvers(jobs), settings),
+    )
     try:
-        running = {pool.submit(_process_batch, pending.pop()) for _ in range(workers * IN_FLIGHT_PER_WORKER)
-                   if pending}
+        running = {pool.submit(_process_batch, pending.pop()) for _ in range(workers * IN_FLIGHT_PER_WORKER) if pending}
         while running:
             done, running = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
@@ -307,21 +317,33 @@ def ray_available() -> bool:
     return True
 
 
-def run_ray(jobs: Sequence[Job], settings: Settings, address: str | None = None, workers: int | None = None,
-            batch_size: int | None = None) -> Iterator[dict]:
+def run_ray(
+    jobs: Sequence[Job],
+    settings: Settings,
+    address: str | None = None,
+    workers: int | None = None,
+    batch_size: int | None = None,
+) -> Iterator[dict]:
     """Jobs on Ray actors, one per CPU of the cluster (spread over its nodes),
     each fed the next batch as soon as one of its two comes back."""
     import ray
 
-    ray.init(address=address or "local", num_cpus=None if address else workers, include_dashboard=False,
-             log_to_driver=False, logging_level="ERROR", configure_logging=False)
+    ray.init(
+        address=address or "local",
+        num_cpus=None if address else workers,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level="ERROR",
+        configure_logging=False,
+    )
     actors = []
     try:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         workers = max(1, min(workers or cpus, cpus))
         actor_class = ray.remote(num_cpus=1)(BatchWorker)
-        actors = [actor_class.options(scheduling_strategy="SPREAD").remote(_solvers(jobs), settings)
-                  for _ in range(workers)]
+        actors = [
+            actor_class.options(scheduling_strategy="SPREAD").remote(_solvers(jobs), settings) for _ in range(workers)
+        ]
         pending = batches(jobs, workers, batch_size)[::-1]
         running: dict[Any, tuple[Any, list[Job]]] = {}
 
@@ -341,9 +363,18 @@ def run_ray(jobs: Sequence[Job], settings: Settings, address: str | None = None,
                     records = ray.get(ref)
                 except ray.exceptions.RayError as exc:  # the worker died: name it on each of its positions
                     message = str(exc).splitlines()[0]
-                    records = [{"file": job.item.key, "solver": job.solver,
-                                "error": {"kind": type(exc).__name__, "message": message, "where": None},
-                                "seconds": 0.0, "cpu_seconds": 0.0, "node": None, "pid": None} for job in batch]
+                    records = [
+                        {
+                            "file": job.item.key,
+                            "solver": job.solver,
+                            "error": {"kind": type(exc).__name__, "message": message, "where": None},
+                            "seconds": 0.0,
+                            "cpu_seconds": 0.0,
+                            "node": None,
+                            "pid": None,
+                        }
+                        for job in batch
+                    ]
                     actor = None
                 yield from records
                 if pending and actor is not None:
@@ -356,8 +387,14 @@ def run_ray(jobs: Sequence[Job], settings: Settings, address: str | None = None,
         ray.shutdown()
 
 
-def run_jobs(jobs: Sequence[Job], settings: Settings, engine: str = "auto", address: str | None = None,
-             workers: int | None = None, batch_size: int | None = None) -> Iterator[dict]:
+def run_jobs(
+    jobs: Sequence[Job],
+    settings: Settings,
+    engine: str = "auto",
+    address: str | None = None,
+    workers: int | None = None,
+    batch_size: int | None = None,
+) -> Iterator[dict]:
     """Result lines of the jobs, in completion order, from the engine chosen."""
     if engine == "auto":
         engine = "ray" if address or ray_available() else "processes"
@@ -422,18 +459,29 @@ class Summary:
     def of(cls, records: Sequence[dict]) -> Summary:
         statuses = [(r.get("answer") or {}).get("status") for r in records]
         seconds = [r["seconds"] for r in records]
-        optima = [(r["answer"]["revenue"] if "answer" in r else None, r["reference"]["optimum"])
-                  for r in records if "optimum" in (r.get("reference") or {})]
-        return cls(count=len(records), optimal=statuses.count("optimal"), feasible=statuses.count("feasible"),
-                   errors=sum("error" in r for r in records), total_seconds=sum(seconds),
-                   median_seconds=statistics.median(seconds) if seconds else 0.0,
-                   cpu_seconds=sum(r.get("cpu_seconds", 0.0) for r in records), certified=len(optima),
-                   equal_optimum=sum(got == want for got, want in optima))
+        optima = [
+            (r["answer"]["revenue"] if "answer" in r else None, r["reference"]["optimum"])
+            for r in records
+            if "optimum" in (r.get("reference") or {})
+        ]
+        return cls(
+            count=len(records),
+            optimal=statuses.count("optimal"),
+            feasible=statuses.count("feasible"),
+            errors=sum("error" in r for r in records),
+            total_seconds=sum(seconds),
+            median_seconds=statistics.median(seconds) if seconds else 0.0,
+            cpu_seconds=sum(r.get("cpu_seconds", 0.0) for r in records),
+            certified=len(optima),
+            equal_optimum=sum(got == want for got, want in optima),
+        )
 
     def text(self) -> str:
-        line = (f"{self.count} positions: {self.optimal} optimal, {self.feasible} feasible, {self.errors} errors; "
-                f"solve time total {self.total_seconds:.2f} s (CPU {self.cpu_seconds:.2f} s), "
-                f"median {self.median_seconds * 1000:.1f} ms")
+        line = (
+            f"{self.count} positions: {self.optimal} optimal, {self.feasible} feasible, {self.errors} errors; "
+            f"solve time total {self.total_seconds:.2f} s (CPU {self.cpu_seconds:.2f} s), "
+            f"median {self.median_seconds * 1000:.1f} ms"
+        )
         if self.certified:
             line += f"; equal to the certified optimum {self.equal_optimum}/{self.certified}"
         return line
@@ -456,9 +504,18 @@ def todo(jobs: Sequence[Job], output: Path, resume: bool) -> list[Job]:
     return [job for job in jobs if (job.item.key, job.solver) not in done]
 
 
-def run_batch(jobs: Sequence[Job], output: Path, settings: Settings, *, resume: bool = False, engine: str = "auto",
-              address: str | None = None, workers: int | None = None, batch_size: int | None = None,
-              on_line: Callable[[dict], None] | None = None) -> Run:
+def run_batch(
+    jobs: Sequence[Job],
+    output: Path,
+    settings: Settings,
+    *,
+    resume: bool = False,
+    engine: str = "auto",
+    address: str | None = None,
+    workers: int | None = None,
+    batch_size: int | None = None,
+    on_line: Callable[[dict], None] | None = None,
+) -> Run:
     """Solve the jobs into ``output``, one flushed line each as it arrives.
 
     ``resume`` keeps the lines already there and skips their (file, solver)."""
@@ -509,8 +566,15 @@ def progress_bar(total: int, enabled: bool) -> Iterator[Callable[[dict], None]]:
         def render(self, task) -> Text:
             return Text(f"{task.speed:.1f}/s" if task.speed else "-/s", style="progress.data.speed")
 
-    with Progress("batch", BarColumn(), MofNCompleteColumn(), RateColumn(), "ETA", TimeRemainingColumn(),
-                  console=Console(stderr=True)) as shown:
+    with Progress(
+        "batch",
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        "ETA",
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+    ) as shown:
         task = shown.add_task("batch", total=total)
         yield lambda record: shown.advance(task)
 
@@ -540,8 +604,17 @@ def batch_command(args, jobs: Callable[[Settings], list[Job]], output: Path) -> 
         check_solvers(sorted({job.solver for job in chosen}), settings)
         count = len(todo(chosen, output, args.resume))
         with progress_bar(count, args.progress and count > 0) as advance:
-            return run_batch(chosen, output, settings, resume=args.resume, engine=args.engine, address=args.address,
-                             workers=args.workers, batch_size=args.batch_size, on_line=advance)
+            return run_batch(
+                chosen,
+                output,
+                settings,
+                resume=args.resume,
+                engine=args.engine,
+                address=args.address,
+                workers=args.workers,
+                batch_size=args.batch_size,
+                on_line=advance,
+            )
     except PositionError as exc:
         print(json.dumps({"error": str(exc), "where": exc.where}), file=sys.stderr)
         return 2
@@ -559,8 +632,11 @@ def cli_batch(args) -> int:
     if isinstance(run, int):
         return run
     nodes = ", ".join(f"{node} {count}" for node, count in sorted(run.nodes.items()))
-    print(f"{run.written} solved in {run.wall_seconds:.2f} s wall"
-          + (f", {run.skipped} already in {output}" if run.skipped else "")
-          + (f"; lines per node: {nodes}" if len(run.nodes) > 1 else ""), file=sys.stderr)
+    print(
+        f"{run.written} solved in {run.wall_seconds:.2f} s wall"
+        + (f", {run.skipped} already in {output}" if run.skipped else "")
+        + (f"; lines per node: {nodes}" if len(run.nodes) > 1 else ""),
+        file=sys.stderr,
+    )
     print(run.summary.text(), file=sys.stderr)
     return 2 if run.summary.errors else 0

@@ -44,13 +44,36 @@ class SolverRow:
     ratio: float = 1.0  # total seconds over the fastest solver's
 
     def cells(self) -> list[str]:
-        return [self.solver, str(self.positions), str(self.solved), str(self.optimal),
-                f"{self.equal_optimum}/{self.certified}", str(self.below_reference), f"{self.median:.4f}",
-                f"{self.p90:.4f}", f"{self.worst:.4f}", f"{self.total:.2f}", f"{self.cpu:.2f}", f"{self.ratio:.2f}"]
+        return [
+            self.solver,
+            str(self.positions),
+            str(self.solved),
+            str(self.optimal),
+            f"{self.equal_optimum}/{self.certified}",
+            str(self.below_reference),
+            f"{self.median:.4f}",
+            f"{self.p90:.4f}",
+            f"{self.worst:.4f}",
+            f"{self.total:.2f}",
+            f"{self.cpu:.2f}",
+            f"{self.ratio:.2f}",
+        ]
 
 
-HEADER = ["solver", "positions", "solved", "optimal", "= optimum", "below a reference", "median s", "p90 s",
-          "worst s", "total s", "CPU s", "x best"]
+HEADER = [
+    "solver",
+    "positions",
+    "solved",
+    "optimal",
+    "= optimum",
+    "below a reference",
+    "median s",
+    "p90 s",
+    "worst s",
+    "total s",
+    "CPU s",
+    "x best",
+]
 
 
 def revenue(record: dict) -> int | None:
@@ -66,20 +89,34 @@ def p90(values: Sequence[float]) -> float:
 def row_of(solver: str, records: Sequence[dict]) -> SolverRow:
     seconds = [r["seconds"] for r in records]
     certified = [r for r in records if "optimum" in (r.get("reference") or {})]
-    below = [r for r in records if revenue(r) is not None and r.get("reference")
-             and revenue(r) < max(r["reference"].values())]
+    below = [
+        r
+        for r in records
+        if revenue(r) is not None and r.get("reference") and revenue(r) < max(r["reference"].values())
+    ]
     return SolverRow(
-        solver=solver, positions=len(records), solved=sum("answer" in r for r in records),
+        solver=solver,
+        positions=len(records),
+        solved=sum("answer" in r for r in records),
         optimal=sum((r.get("answer") or {}).get("status") == "optimal" for r in records),
-        certified=len(certified), equal_optimum=sum(revenue(r) == r["reference"]["optimum"] for r in certified),
-        below_reference=len(below), median=statistics.median(seconds), p90=p90(seconds), worst=max(seconds),
-        total=sum(seconds), cpu=sum(r.get("cpu_seconds", 0.0) for r in records))
+        certified=len(certified),
+        equal_optimum=sum(revenue(r) == r["reference"]["optimum"] for r in certified),
+        below_reference=len(below),
+        median=statistics.median(seconds),
+        p90=p90(seconds),
+        worst=max(seconds),
+        total=sum(seconds),
+        cpu=sum(r.get("cpu_seconds", 0.0) for r in records),
+    )
 
 
 def table(results: Sequence[dict], solvers: Sequence[str]) -> list[SolverRow]:
     """The table's rows, in the order the solvers were given."""
-    rows = [row_of(solver, [r for r in results if r["solver"] == solver]) for solver in solvers
-            if any(r["solver"] == solver for r in results)]
+    rows = [
+        row_of(solver, [r for r in results if r["solver"] == solver])
+        for solver in solvers
+        if any(r["solver"] == solver for r in results)
+    ]
     best = min((row.total for row in rows), default=0.0)
     for row in rows:
         row.ratio = row.total / best if best > 0 else 1.0
@@ -131,8 +168,11 @@ def plot(results: Sequence[dict], solvers: Sequence[str], folder: Path) -> list[
     ax = figure.subplots()
     seen: list[int] = []
     for solver, lines in by_solver.items():
-        pairs = [(_reference(r), revenue(r)) for r in lines.values()
-                 if _reference(r) is not None and revenue(r) is not None]
+        pairs = [
+            (want, got)
+            for r in lines.values()
+            if (want := _reference(r)) is not None and (got := revenue(r)) is not None
+        ]
         if pairs:
             ax.plot(*zip(*pairs), "o", markersize=4, fillstyle="none", label=solver)
             seen += [v for pair in pairs for v in pair]
@@ -163,13 +203,26 @@ def report(results_path: Path, folder: Path, solvers: Sequence[str]) -> list[Sol
     rows = table(results, solvers)
     misses = _misses(results)
     plot(results, solvers, folder)
-    text = ["# routecalc bench", "",
-            (f"{len({r['file'] for r in results})} positions, raw lines in `{results_path.name}`. Times are the "
+    text = [
+        "# routecalc bench",
+        "",
+        (
+            f"{len({r['file'] for r in results})} positions, raw lines in `{results_path.name}`. Times are the "
             "seconds of each solve (wall, on the worker that ran it); CPU s adds up the workers' CPU time; "
             "x best is the total time over the fastest solver's. '= optimum' counts answers equal to the "
-            "certified optimum; 'below a reference' those under a figure a player or another tool reached."), "",
-            markdown(rows), "![seconds per position](times.svg)", "", "![revenue against the reference](revenue.svg)",
-            "", f"## Errors and misses ({len(misses)})", "", *(misses or ["none"]), ""]
+            "certified optimum; 'below a reference' those under a figure a player or another tool reached."
+        ),
+        "",
+        markdown(rows),
+        "![seconds per position](times.svg)",
+        "",
+        "![revenue against the reference](revenue.svg)",
+        "",
+        f"## Errors and misses ({len(misses)})",
+        "",
+        *(misses or ["none"]),
+        "",
+    ]
     (folder / REPORT).write_text("\n".join(text))
     (folder / "table.json").write_text(json.dumps([row.__dict__ for row in rows], indent=1))
     return rows
@@ -184,8 +237,10 @@ def cli_bench(args) -> int:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        print(json.dumps({"error": "bench: the plots need matplotlib: pip install 'routecalc[bench]'",
-                          "where": "bench"}), file=sys.stderr)
+        print(
+            json.dumps({"error": "bench: the plots need matplotlib: pip install 'routecalc[bench]'", "where": "bench"}),
+            file=sys.stderr,
+        )
         return 2
     solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
     folder = Path(args.output)

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS
+
 from routecalc.batch import Settings, jobs_for, read_inputs, read_results, run_batch
 
 #: Every 25th corpus position (20, all four corpus games).
@@ -85,8 +85,24 @@ def test_batch_in_process_on_the_slice(tmp_path):
 
 def test_batch_command_in_local_processes(tmp_path):
     out = tmp_path / "results.jsonl"
-    done = subprocess.run([*ROUTECALC, "batch", *map(str, SLICE[:10]), "-o", str(out), "--engine", "processes",
-                           "--workers", "2", "--no-progress"], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            *ROUTECALC,
+            "batch",
+            *map(str, SLICE[:10]),
+            "-o",
+            str(out),
+            "--engine",
+            "processes",
+            "--workers",
+            "2",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     check_lines(lines, SLICE[:10])
@@ -114,10 +130,10 @@ def test_resume_after_a_killed_run_writes_each_position_once(tmp_path):
     with out.open("a") as cut:  # a line a crash cut short: dropped on resume
         cut.write(json.dumps(written[0])[:40])
 
-    second = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=300)
+    second = subprocess.run([*command, "--resume"], capture_output=True, text=True, timeout=300, check=False)
     assert second.returncode == 0, second.stderr
     lines = [json.loads(line) for line in out.read_text().splitlines()]  # every line parses: the cut one is gone
     check_lines(lines, files)
-    assert lines[:len(written)] == written  # the first run's lines are kept as they were
+    assert lines[: len(written)] == written  # the first run's lines are kept as they were
     assert f"{len(files) - len(written)} solved" in second.stderr
     assert f"{len(written)} already in" in second.stderr

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS
+
 from routecalc.batch import Settings, jobs_for, read_inputs, read_results, run_batch
 
 RAY = str(Path(sys.executable).with_name("ray"))
@@ -39,9 +39,18 @@ def free_port() -> int:
 
 def node_ports() -> list[str]:
     """Ports of one node's own servers: two nodes on one machine must not share them."""
-    return [arg for option in ("--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",
-                               "--dashboard-agent-grpc-port", "--runtime-env-agent-port", "--metrics-export-port")
-            for arg in (option, str(free_port()))]
+    return [
+        arg
+        for option in (
+            "--node-manager-port",
+            "--object-manager-port",
+            "--dashboard-agent-listen-port",
+            "--dashboard-agent-grpc-port",
+            "--runtime-env-agent-port",
+            "--metrics-export-port",
+        )
+        for arg in (option, str(free_port()))
+    ]
 
 
 def stop(group: int) -> None:
@@ -56,20 +65,44 @@ def stop(group: int) -> None:
 def cluster() -> Iterator[tuple[str, dict]]:
     """(address, environment) of a running two-node cluster."""
     folder = tempfile.mkdtemp(prefix="rc-ray-", dir="/tmp")  # short: Ray's socket paths have a length limit
-    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16),
-           "RAY_USAGE_STATS_ENABLED": "0"}
-    common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--object-store-memory", str(80 * 2**20),
-              "--temp-dir", folder, "--include-log-monitor", "false", "--disable-usage-stats"]
+    env = {
+        **os.environ,
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN": secrets.token_hex(16),
+        "RAY_USAGE_STATS_ENABLED": "0",
+    }
+    common = [
+        "--node-ip-address",
+        "127.0.0.1",
+        "--num-cpus",
+        "1",
+        "--object-store-memory",
+        str(80 * 2**20),
+        "--temp-dir",
+        folder,
+        "--include-log-monitor",
+        "false",
+        "--disable-usage-stats",
+    ]
     port = free_port()
     address = f"127.0.0.1:{port}"
     groups: list[int] = []
     try:
-        for name, args in (("head", ["--head", "--port", str(port), "--include-dashboard", "false",
-                                     "--dashboard-port", str(free_port())]),
-                           ("node", ["--address", address])):
+        for name, args in (
+            (
+                "head",
+                ["--head", "--port", str(port), "--include-dashboard", "false", "--dashboard-port", str(free_port())],
+            ),
+            ("node", ["--address", address]),
+        ):
             with open(Path(folder) / f"{name}.log", "w") as log:
-                start = subprocess.Popen([RAY, "start", *args, *common, *node_ports()], env=env, stdout=log,
-                                         stderr=subprocess.STDOUT, start_new_session=True)
+                start = subprocess.Popen(
+                    [RAY, "start", *args, *common, *node_ports()],
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
                 groups.append(start.pid)  # its daemons stay in its process group after it returns
                 code = start.wait(timeout=START_TIMEOUT)
             assert code == 0, f"ray start ({name}) failed:\n{(Path(folder) / f'{name}.log').read_text()[-3000:]}"
@@ -83,9 +116,27 @@ def cluster() -> Iterator[tuple[str, dict]]:
 def test_batch_on_a_two_node_cluster(cluster, tmp_path):
     address, env = cluster
     out = tmp_path / "cluster.jsonl"
-    done = subprocess.run([sys.executable, "-m", "routecalc.cli", "batch", *map(str, SLICE), "-o", str(out),
-                           "--address", address, "--batch-size", "2", "--no-progress"],
-                          env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "routecalc.cli",
+            "batch",
+            *map(str, SLICE),
+            "-o",
+            str(out),
+            "--address",
+            address,
+            "--batch-size",
+            "2",
+            "--no-progress",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     remote = {line["file"]: line for line in read_results(out)}
     assert sorted(remote) == sorted(map(str, SLICE))

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from conftest import CORPUS
+
 from routecalc.cli import main
 
 SLICE = sorted(CORPUS.rglob("*.json"))[7::100]  # 5 positions
@@ -32,9 +33,23 @@ def test_bench_table_and_plots_match_the_results(tmp_path, capsys):
     zero.write_text(ZERO)
     broken.write_text(BROKEN)
     out = tmp_path / "report"
-    code = main(["bench", *map(str, SLICE), "--solvers", "auto,fast,cpsat", "-o", str(out), "--engine", "inline",
-                 "--no-progress", "--external", f"zero={sys.executable} {zero} {{file}}",
-                 "--external", f"broken={sys.executable} {broken} {{file}}"])
+    code = main(
+        [
+            "bench",
+            *map(str, SLICE),
+            "--solvers",
+            "auto,fast,cpsat",
+            "-o",
+            str(out),
+            "--engine",
+            "inline",
+            "--no-progress",
+            "--external",
+            f"zero={sys.executable} {zero} {{file}}",
+            "--external",
+            f"broken={sys.executable} {broken} {{file}}",
+        ]
+    )
     assert code == 0
     results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(results) == 5 * len(SLICE)
