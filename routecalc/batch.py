@@ -494,6 +494,7 @@ class Run:
     written: int  # lines written by this run
     skipped: int  # jobs already in the output (resume)
     wall_seconds: float
+    start_seconds: float  # until the first line arrived: the engine's start-up (workers, kernels) and one batch
     summary: Summary  # of the whole output file
     nodes: dict[str, int]  # lines of this run per node
 
@@ -523,9 +524,11 @@ def run_batch(
     remaining = todo(jobs, output, resume)
     started = time.perf_counter()
     nodes: dict[str, int] = {}
+    first = 0.0
     with _open_output(output, resume) as out:
         if remaining:
             for record in run_jobs(remaining, settings, engine, address, workers, batch_size):
+                first = first or time.perf_counter() - started
                 out.write(json.dumps(record) + "\n")
                 out.flush()
                 nodes[str(record.get("node"))] = nodes.get(str(record.get("node")), 0) + 1
@@ -534,7 +537,7 @@ def run_batch(
     wall = time.perf_counter() - started
     wanted = {(job.item.key, job.solver) for job in jobs}
     mine = [r for r in read_results(output) if (r.get("file"), r.get("solver")) in wanted]
-    return Run(len(remaining), len(jobs) - len(remaining), wall, Summary.of(mine), nodes)
+    return Run(len(remaining), len(jobs) - len(remaining), wall, first, Summary.of(mine), nodes)
 
 
 def jobs_for(items: Sequence[Item], solvers: Sequence[str]) -> list[Job]:
@@ -633,7 +636,7 @@ def cli_batch(args) -> int:
         return run
     nodes = ", ".join(f"{node} {count}" for node, count in sorted(run.nodes.items()))
     print(
-        f"{run.written} solved in {run.wall_seconds:.2f} s wall"
+        f"{run.written} solved in {run.wall_seconds:.2f} s wall (the first after {run.start_seconds:.2f} s)"
         + (f", {run.skipped} already in {output}" if run.skipped else "")
         + (f"; lines per node: {nodes}" if len(run.nodes) > 1 else ""),
         file=sys.stderr,

@@ -254,7 +254,10 @@ def cli_bench(args) -> int:
     if isinstance(run, int):
         return run
     rows = report(folder / RESULTS, folder, solvers)
-    print(f"{run.written} solves in {run.wall_seconds:.2f} s wall", file=sys.stderr)
+    print(
+        f"{run.written} solves in {run.wall_seconds:.2f} s wall (the first after {run.start_seconds:.2f} s)",
+        file=sys.stderr,
+    )
     print(markdown(rows))
     print(f"report: {folder / REPORT}; plots: {', '.join(f'{p}.svg/.png' for p in PLOTS)}", file=sys.stderr)
     return 0
