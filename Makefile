@@ -5,12 +5,13 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-load slow chromium serve load fuzz
+.PHONY: demo test bench bench-load slow cluster chromium serve load fuzz
 demo: $(STAMP)
 	$(BIN)/routecalc demo
 
 test: $(STAMP) chromium
 	$(BIN)/pytest
+	$(BIN)/pytest -m cluster
 
 # Debian's Chromium for the browser test (Playwright drives it; it never downloads a browser)
 chromium:
@@ -32,6 +33,10 @@ fuzz: $(STAMP)
 
 slow: $(STAMP)
 	$(BIN)/pytest -m slow
+
+# batch --address on a real two-node Ray cluster on this machine (make test runs it too)
+cluster: $(STAMP)
+	$(BIN)/pytest -m cluster
 
 bench: $(STAMP)
 	$(BIN)/pytest benchmarks --benchmark-only -m "not slow or slow" -p no:cacheprovider

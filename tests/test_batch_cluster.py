@@ -1,5 +1,6 @@
 """``routecalc batch --address`` on a real two-node Ray cluster on this machine.
 
+Its own suite (``pytest -m cluster``; ``make test`` runs it after the default run).
 The head and a second node are started with ``ray start`` (one CPU each, so
 the batch's two workers land one on each node), each in a private temporary
 folder with its own ports and its own session token, and stopped at the
@@ -25,6 +26,8 @@ import pytest
 from conftest import CORPUS
 
 from routecalc.batch import Settings, jobs_for, read_inputs, read_results, run_batch
+
+pytestmark = pytest.mark.cluster  # its own suite: make test runs it after the default one
 
 RAY = str(Path(sys.executable).with_name("ray"))
 SLICE = sorted(CORPUS.rglob("*.json"))[3::40]  # 13 positions of every corpus game
