@@ -32,6 +32,7 @@ LAYERS: list[list[str]] = [
     ["solvers"],
     ["games"],
     ["api", "render"],
+    ["batch", "bench"],
     ["cli", "__init__", "__main__"],
 ]
 
