@@ -232,7 +232,8 @@ def cmd_bench(args) -> int:
 
 def add_batch_options(parser: argparse.ArgumentParser) -> None:
     """How ``batch`` and ``bench`` spread the work (the engine and its workers) and limit each solve."""
-    parser.add_argument("--time-limit", type=float, default=None, help="seconds per position")
+    parser.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT,
+                        help=f"seconds per position (default {DEFAULT_TIME_LIMIT:g})")
     parser.add_argument("--route-limit", type=int, default=None, metavar="N", help="routes per train at most")
     parser.add_argument("--engine", default="auto", choices=["auto", "ray", "processes", "inline"],
                         help="auto: Ray when installed, else local processes")
