@@ -1,4 +1,4 @@
-"""The ``routecalc`` command: solve, validate, demo, render, serve.
+"""The ``routecalc`` command: solve, validate, demo, render, serve, schema.
 
 Exit status: 0 fine, 1 a route breaks a rule, 2 bad input.
 """
@@ -175,8 +175,18 @@ def cmd_serve(args) -> int:
     return 0
 
 
+def cmd_schema(args) -> int:
+    from .schemas import schema_text
+
+    sys.stdout.write(schema_text(args.name))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from importlib.metadata import version
+
     parser = argparse.ArgumentParser(prog="routecalc", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('routecalc')}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     solve = sub.add_parser("solve", help="best routes for one or more positions")
@@ -222,6 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     serve.add_argument("--no-access-log", dest="access_log", action="store_false")
     serve.set_defaults(func=cmd_serve)
+
+    schema = sub.add_parser("schema", help="print the JSON Schema of a position or of an answer")
+    schema.add_argument("name", choices=["position", "answer"])
+    schema.set_defaults(func=cmd_schema)
     return parser
 
 

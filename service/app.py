@@ -17,6 +17,7 @@ reads the same: ``ROUTECALC_MAX_BODY`` (bytes), ``ROUTECALC_MAX_TIME_LIMIT``
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import threading
 import time
@@ -24,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -37,6 +38,7 @@ from routecalc.errors import PositionError, RouteViolation
 from routecalc.model import load_position, read_json, unwrap
 from routecalc.render import render_svg
 from routecalc.rules import RULES
+from routecalc.schemas import schema_text
 from routecalc.trains import Train
 
 from . import schemas
@@ -307,6 +309,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if path is None:
             return error(404, f"no fixture {name!r}", "name")
         return JSONResponse(unwrap(read_json(path)))
+
+    @app.get("/v1/schema/{name}", summary="The JSON Schema of a position or an answer",
+             responses={200: {"content": {"application/json": {"schema": {"type": "object"}}}}})
+    async def get_schema(name: Literal["position", "answer"]):
+        """The JSON Schema (draft 2020-12) of a position (every game) or of the optimiser's answer,
+        as shipped in the package (``routecalc schema position|answer``)."""
+        return JSONResponse(json.loads(schema_text(name)))
 
     @app.get("/healthz", response_model=schemas.Health, summary="Liveness, solvers, load")
     async def healthz():
