@@ -17,7 +17,7 @@ from .errors import PositionError, RouteViolation
 from .model import load_position, read_json
 from .solvers import DEFAULT_SOLVER, KERNEL_SOLVERS, SOLVERS, warm_up
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "examples"  # fixtures/ in the source tree, shipped in the wheel
 DEMO_FIXTURE = FIXTURES / "1830-late.json"
 #: seconds ``routecalc solve`` (and ``render --solve``) may take unless told otherwise (as the service's default)
 DEFAULT_TIME_LIMIT = 30.0

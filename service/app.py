@@ -44,7 +44,7 @@ from routecalc.trains import Train
 from . import schemas
 
 STATIC = Path(__file__).resolve().parent / "static"
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parent.parent / "routecalc" / "examples"  # fixtures/, shipped in the wheel
 DEMO_FIXTURE = "1830-late"
 
 
