@@ -5,12 +5,22 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-load slow chromium serve load
+.PHONY: demo test lint docs bench bench-load slow chromium serve load
 demo: $(STAMP)
 	$(BIN)/routecalc demo
 
-test: $(STAMP) chromium
+test: $(STAMP) chromium lint docs
 	$(BIN)/pytest
+
+# ruff (lint and format check) and mypy --strict on the public modules (pyproject.toml)
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+# the documentation site (docs/, mkdocs.yml); --strict: a broken link or reference fails
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --quiet --site-dir $(VENV)/site
 
 # Debian's Chromium for the browser test (Playwright drives it; it never downloads a browser)
 chromium:

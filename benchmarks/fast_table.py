@@ -20,11 +20,11 @@ import statistics
 import time
 from pathlib import Path
 
+from paths import CORPUS
+
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.solvers.fast import solve_fast, warm_up
-from paths import CORPUS
-
 
 
 def peer(reference: dict) -> tuple[str, float | None]:

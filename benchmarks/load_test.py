@@ -33,7 +33,6 @@ import httpx
 from paths import CORPUS, ROOT
 
 
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

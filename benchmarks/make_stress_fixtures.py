@@ -35,10 +35,10 @@ from __future__ import annotations
 import copy
 import json
 import re
-from pathlib import Path
+
+from paths import CORPUS, ROOT
 
 from routecalc.geometry import Grid
-from paths import CORPUS, ROOT
 
 FIXTURES = ROOT / "fixtures"
 
@@ -91,7 +91,7 @@ def tile_board(position: dict, across: int, down: int) -> dict:
         for j in range(down):
             dx, dy = i * step_x, j * step_y + (i * stagger) % 2
 
-            def moved(cell_id: str) -> str:
+            def moved(cell_id: str, dx: int = dx, dy: int = dy) -> str:
                 x, y = grid.coords(cell_id)
                 return grid.cell_id(x + dx, y + dy)
 

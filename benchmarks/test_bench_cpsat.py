@@ -24,6 +24,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from paths import CORPUS, ROOT
 
 from routecalc.graph import compile_position
 from routecalc.model import load_position
@@ -32,7 +33,6 @@ from routecalc.solvers.auto import solve_auto
 from routecalc.solvers.cpsat import solve_cpsat
 from routecalc.solvers.fast import solve_fast
 from routecalc.validate import RouteSetValidator
-from paths import CORPUS, ROOT
 
 STRESS = sorted((ROOT / "fixtures").glob("stress-*.json"))
 FAST_ALONE_SECONDS = 30.0
@@ -83,7 +83,8 @@ def format_table(rows: list[dict], slowest: int | None = None) -> list[str]:
         cp = [r["cpsat_s"] for r in rs]
         choices = {s: sum(r["auto"] == s for r in rs) for s in sorted({r["auto"] for r in rs})}
         lines.append(f"{name:14} {len(rs):4} positions: cpsat median {1000 * statistics.median(cp):6.1f} ms, "
-                     f"worst {1000 * max(cp):7.1f} ms; auto median {1000 * statistics.median(r['auto_s'] for r in rs):6.1f}"
+                     f"worst {1000 * max(cp):7.1f} ms; auto median "
+                     f"{1000 * statistics.median(r['auto_s'] for r in rs):6.1f}"
                      f" ms, ran {choices}")
     return lines
 

@@ -20,11 +20,11 @@ import time
 from pathlib import Path
 
 import pytest
+from paths import CORPUS
 
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.solvers.fast import solve_fast, warm_up
-from paths import CORPUS
 
 GENERIC = CORPUS / "generic"
 NAVIG = ["GW", "CO", "CNR"]

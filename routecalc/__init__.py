@@ -7,7 +7,7 @@
 """
 
 from .api import solve, validate
-from .errors import PositionError, RouteViolation, RoutecalcError
+from .errors import PositionError, RoutecalcError, RouteViolation
 from .model import Position, load_position, load_position_file
 
 __all__ = ["solve", "validate", "load_position", "load_position_file", "Position",

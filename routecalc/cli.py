@@ -41,7 +41,8 @@ def print_pretty(answer: dict, title: str = "") -> None:
         table.add_row(route["train"], stops, str(route["revenue"]))
     for transport in answer.get("plan", []):
         cells = " - ".join(transport["cells"])
-        table.add_row(f"{transport['cube']['color']} cube", f"{cells} ({transport['to_kind']})", str(transport["income"]))
+        table.add_row(f"{transport['cube']['color']} cube", f"{cells} ({transport['to_kind']})",
+                      str(transport["income"]))
     for part in answer.get("parts", []):  # revenue that is not a route's (18Cuba's sugar, fees, ...)
         table.add_row(part["name"], part["detail"], str(part["amount"]))
     table.add_row("", "[bold]total[/bold]", f"[bold]{answer['revenue']}[/bold]")

@@ -55,7 +55,7 @@ class Grid:
     x_axis: str = "letter"  # "letter" or "number"
 
     @classmethod
-    def make(cls, layout: str, axes: dict | None) -> "Grid":
+    def make(cls, layout: str, axes: dict | None) -> Grid:
         if not isinstance(layout, str) or layout not in EDGE_DELTAS:
             raise PositionError("layout", f"unknown layout {layout!r} (flat, pointy or square)")
         axes = axes if axes is not None else DEFAULT_AXES[layout]

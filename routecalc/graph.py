@@ -245,7 +245,7 @@ def compile_position(position: Position) -> TrackGraph:
     def stop_no(node: int) -> int:
         return int(node_stop[node])
 
-    for s, node_i in enumerate(stop_node):
+    for node_i in stop_node:
         for pi in paths_at_node.get(int(node_i), ()):
             walk(int(node_i), pi, End(node=int(node_i)), [], set(), 0, [nodes[node_i].cell], 7)
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .geometry import EDGE_DELTAS
 from .graph import TrackGraph, compile_position
@@ -159,7 +160,7 @@ class BoardDrawing:
         self.geo = BoardGeometry(position.grid.layout)
         self.centers = {cid: self.geo.center(cell) for cid, cell in position.cells.items()}
         self.node_pos: dict[int, Point] = {}
-        for cid, cell in position.cells.items():
+        for cell in position.cells.values():
             self._place_nodes(cell)
 
     def _place_nodes(self, cell: Cell) -> None:
@@ -364,7 +365,8 @@ def _draw_city(g: ET.Element, drawing: BoardDrawing, node: Node, pos: Point) -> 
                             "style": f"fill: {good}", "data-good": good})
     if node.revenue != Revenue():
         far = max(dx for dx, _ in offsets) + r
-        _revenue_bubble(g, (pos[0] + far + 6, pos[1] - r - 2), _revenue_label(node.revenue, drawing.position.phase_colors))
+        _revenue_bubble(g, (pos[0] + far + 6, pos[1] - r - 2),
+                        _revenue_label(node.revenue, drawing.position.phase_colors))
 
 
 def render_svg(position: Position, result: dict | None = None, *, title: str | None = None,

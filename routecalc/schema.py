@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
@@ -52,6 +52,7 @@ def absent(description: str = "", **constraints: Any) -> Any:
 
 # -- the position --------------------------------------------------------------
 
+
 class LetterX(Strict):
     """x is the letter part (flat hexagons' and squares' default)."""
 
@@ -73,25 +74,34 @@ class Phase(Strict):
     """The phase: its name and the tile colours it makes available."""
 
     name: str = Field("", description='free text, e.g. "6"')
-    colors: list[str] = Field(description="tile colours of this phase, oldest first; picks multi-colour revenues",
-                              examples=[["yellow", "green", "brown"]])
+    colors: list[str] = Field(
+        description="tile colours of this phase, oldest first; picks multi-colour revenues",
+        examples=[["yellow", "green", "brown"]],
+    )
 
 
 class Cell(Strict):
     """One cell of the board and the tile on it."""
 
-    id: str = Field(pattern=r"^[A-Z]+-?\d+$", description="coordinates: a letter part and a number part",
-                    examples=["F10"])
+    id: str = Field(
+        pattern=r"^[A-Z]+-?\d+$", description="coordinates: a letter part and a number part", examples=["F10"]
+    )
     tile: str | None = Field(None, description="the tile's name, for display only")
-    code: str = Field(description='the tile in the 18xx.games tile language, unrotated ("": a bare cell)',
-                      examples=["city=revenue:30,slots:2;path=a:0,b:_0;path=a:3,b:_0"])
-    rotation: int = Field(0, ge=0, le=5, description="0-5 (0-3 on squares): code edge e lies on board edge "
-                                                     "(e + rotation) mod 6 (mod 4)")
+    code: str = Field(
+        description='the tile in the 18xx.games tile language, unrotated ("": a bare cell)',
+        examples=["city=revenue:30,slots:2;path=a:0,b:_0;path=a:3,b:_0"],
+    )
+    rotation: int = Field(
+        0, ge=0, le=5, description="0-5 (0-3 on squares): code edge e lies on board edge (e + rotation) mod 6 (mod 4)"
+    )
     tokens: list[list[str | None]] | None = Field(
-        None, description="one list per city of the code (and per offboard with slots), one entry per slot: "
-                          "a company id or null; absent: every slot empty")
+        None,
+        description="one list per city of the code (and per offboard with slots), one entry per slot: "
+        "a company id or null; absent: every slot empty",
+    )
     neighbors: Annotated[dict[Annotated[str, Field(pattern=r"^[0-5]$")], str], Field()] | None = Field(
-        None, description="board edge -> cell id; replaces the cell's computed neighbours")
+        None, description="board edge -> cell id; replaces the cell's computed neighbours"
+    )
     terrain: Literal["forest", "mountain", "barrens", "plain"] | None = Field(None, description="18XS only")
 
 
@@ -106,9 +116,23 @@ class DistanceGroup(Strict):
 
 #: The keys of an 18xx.games train definition that do not affect routes: accepted, not read.
 _IgnoredTrainKeys: type[BaseModel] = create_model(  # type: ignore[call-overload]
-    "IgnoredTrainKeys", __base__=Strict,
-    **{key: (Any, Field(None, description="not read (18xx.games train definition)"))
-       for key in sorted(IGNORED_TRAIN_KEYS)})
+    "IgnoredTrainKeys",
+    __base__=Strict,
+    **{
+        key: (Any, Field(None, description="not read (18xx.games train definition)"))
+        for key in sorted(IGNORED_TRAIN_KEYS)
+    },
+)
+
+
+def one_of(values: tuple[str, ...]) -> Any:
+    """The type whose values are ``values`` (a Literal made at run time)."""
+    return Literal[values]
+
+
+def list_of(*types: Any) -> Any:
+    """The type of a list whose items are any of ``types``."""
+    return list[Union[types]]  # type: ignore[valid-type]  # noqa: UP007
 
 
 def _train_name(game: str) -> Any:
@@ -116,20 +140,21 @@ def _train_name(game: str) -> Any:
     if game == "generic":
         return Annotated[str, Field(pattern=r"^(\d+|\d+\+\d+|D|\d+E)$", description="n, n+m, D or nE")]
     names = RULES[game].train_names
-    return Literal[names] if names else Annotated[str, Field(max_length=0)]
+    return one_of(names) if names else Annotated[str, Field(max_length=0)]
 
 
-class GenericTrain(_IgnoredTrainKeys):  # type: ignore[misc, valid-type]
+class GenericTrain(_IgnoredTrainKeys):
     """A train object: a catalogue train by name, or the train's own distance."""
 
     name: str
     distance: Annotated[int, Field(ge=1)] | Annotated[list[DistanceGroup], Field(min_length=1)] = absent(
-        "stops (all pay), or distance groups; absent: the catalogue train of that name")
+        "stops (all pay), or distance groups; absent: the catalogue train of that name"
+    )
     multiplier: int = Field(1, ge=1, description="the route's revenue is multiplied")
     fill: bool = Field(False, description="pay slots the first group leaves unused go to the best other stops")
 
 
-class IrelandTrain(_IgnoredTrainKeys):  # type: ignore[misc, valid-type]
+class IrelandTrain(_IgnoredTrainKeys):
     """An 18Ireland train object: ``distance`` counts cell edges."""
 
     name: str
@@ -144,7 +169,7 @@ class LilliputTrain(GenericTrain):
     obsolete: bool = Field(False, description="earns half, rounded down")
 
 
-class C2CTrain(_IgnoredTrainKeys):  # type: ignore[misc, valid-type]
+class C2CTrain(_IgnoredTrainKeys):
     """An 18C2C-D train object: a catalogue train."""
 
     name: str
@@ -152,7 +177,7 @@ class C2CTrain(_IgnoredTrainKeys):  # type: ignore[misc, valid-type]
     fill: bool = False
 
 
-class CubaTrain(_IgnoredTrainKeys):  # type: ignore[misc, valid-type]
+class CubaTrain(_IgnoredTrainKeys):
     """An 18Cuba train object: a catalogue train with its state."""
 
     name: str
@@ -214,11 +239,14 @@ class CubaOptions(Strict):
     no_hex_twice: bool = False
     bonuses: list[Any] = Field(default_factory=list, max_length=0, description="not part of 18Cuba: empty")
     machines: dict[str, list[Annotated[int, Field(ge=0)]]] = Field(
-        default_factory=dict, description="minor id -> its machines' values")
+        default_factory=dict, description="minor id -> its machines' values"
+    )
     wagons: list[Annotated[int, Field(ge=1)]] = Field(
-        default_factory=list, description="the company's wagons (capacities) for the optimiser to assign")
+        default_factory=list, description="the company's wagons (capacities) for the optimiser to assign"
+    )
     sugar: dict[str, Annotated[int, Field(ge=0)]] = Field(
-        default_factory=dict, description="sugar mill node id -> cubes lying there")
+        default_factory=dict, description="sugar mill node id -> cubes lying there"
+    )
     fc_fee: int = Field(20, ge=0, description="the fee per FC token ignored per round")
 
 
@@ -228,9 +256,9 @@ class XSOptions(Strict):
     locomotive: int = absent("the locomotive level; needed to solve", ge=0, le=8)
     actions: int = Field(2, ge=0, le=8, description="transport actions this turn")
     double_distance: bool | Annotated[int, Field(ge=0)] = Field(
-        False, description="double-distance bid cards held (true: one)")
-    as_level_8: bool | Annotated[int, Field(ge=0)] = Field(
-        False, description="as-level-8 bid cards held (true: one)")
+        False, description="double-distance bid cards held (true: one)"
+    )
+    as_level_8: bool | Annotated[int, Field(ge=0)] = Field(False, description="as-level-8 bid cards held (true: one)")
 
 
 class PositionBase(Strict):
@@ -243,15 +271,18 @@ class PositionBase(Strict):
     hexes: list[Cell] = Field(description="the cells that exist (squares too)")
 
 
-def _position(game: str, doc: str, train: Any, options: type[BaseModel], company: Any = str,
-              trains: Any = None) -> type[BaseModel]:
+def _position(
+    game: str, doc: str, train: Any, options: type[BaseModel], company: Any = str, trains: Any = None
+) -> type[BaseModel]:
     """The position model of one game; ``trains``: a field for the trains other than a list of names and objects."""
-    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
-        "Position" + "".join(c for c in game[:1].upper() + game[1:] if c.isalnum()), __base__=PositionBase, __doc__=doc,
-        game=(Literal[game], Field(description="the rule set")),
-        company=(company, Field(description="the operating company's id")),
-        trains=trains or (list[_train_name(game) | train], Field(description="the company's trains")),
-        options=(options | None, Field(None, description="game-specific state; null or absent: none")))
+    fields: dict[str, Any] = {
+        "game": (one_of((game,)), Field(description="the rule set")),
+        "company": (company, Field(description="the operating company's id")),
+        "trains": trains or (list_of(_train_name(game), train), Field(description="the company's trains")),
+        "options": (options | None, Field(None, description="game-specific state; null or absent: none")),
+    }
+    name = "Position" + "".join(c for c in game[:1].upper() + game[1:] if c.isalnum())
+    model: type[BaseModel] = create_model(name, __base__=PositionBase, __doc__=doc, **fields)
     return model
 
 
@@ -261,31 +292,35 @@ POSITIONS: dict[str, type[BaseModel]] = {
     "18Lilliput": _position("18Lilliput", "An 18Lilliput position.", LilliputTrain, LilliputOptions),
     "18C2C-D": _position("18C2C-D", "An 18C2C position with the D trains.", C2CTrain, C2COptions),
     "18Cuba": _position("18Cuba", "An 18Cuba position.", CubaTrain, CubaOptions),
-    "18XS": _position("18XS", "An 18XS position: no company, no trains.", None, XSOptions, company=str | None,
-                      trains=(list[Any], Field(max_length=0, description="none: 18XS has no trains"))),
+    "18XS": _position(
+        "18XS",
+        "An 18XS position: no company, no trains.",
+        None,
+        XSOptions,
+        company=str | None,
+        trains=(list[Any], Field(max_length=0, description="none: 18XS has no trains")),
+    ),
 }
 
 if set(POSITIONS) != set(RULES):  # a new game needs its model here
     raise ImportError(f"schema: no position model for {sorted(set(RULES) - set(POSITIONS))}")
 
 #: Any game's position, told apart by ``game``.
-Position = Annotated[
-    POSITIONS["generic"] | POSITIONS["18Ireland"] | POSITIONS["18Lilliput"]  # type: ignore[valid-type]
-    | POSITIONS["18C2C-D"] | POSITIONS["18Cuba"] | POSITIONS["18XS"],  # type: ignore[valid-type]
-    Field(discriminator="game")]
-POSITION = TypeAdapter(Position)
+Position: Any = Annotated[Union[tuple(POSITIONS.values())], Field(discriminator="game")]  # noqa: UP007
+POSITION: TypeAdapter[Any] = TypeAdapter(Position)
 
 
 # -- routes and answers -----------------------------------------------------------
+
 
 class Route(Open):
     """A route as given to the validator (the answer's keys may stay on it)."""
 
     train: str
-    nodes: list[str] = Field(description="every node passed, in order, as <cell>-<n>",
-                             examples=[["D12-0", "F10-0"]])
+    nodes: list[str] = Field(description="every node passed, in order, as <cell>-<n>", examples=[["D12-0", "F10-0"]])
     hexes: list[list[str]] | None = Field(
-        None, description="per consecutive node pair, the cells crossed, both ends included")
+        None, description="per consecutive node pair, the cells crossed, both ends included"
+    )
     skip: list[str] = Field(default_factory=list, description="nodes passed but not counted")
     wagon: int = absent("18Cuba: the wagon (capacity) this route carries", ge=0)
 
@@ -357,7 +392,8 @@ class TransportProposal(Strict):
     cells: list[str] = Field(min_length=1, description="the start cell, then every cell entered")
     to: str | None = Field(None, description="the destination cell, the last of cells")
     card: Literal["double_distance", "as_level_8"] | None = Field(
-        None, description="the bid card played; absent or null: the validator plays held cards where they pay")
+        None, description="the bid card played; absent or null: the validator plays held cards where they pay"
+    )
     to_kind: Any = Field(None, description="not read")
     distance: Any = Field(None, description="not read")
     income: Any = Field(None, description="not read")
@@ -401,8 +437,7 @@ class Answer(Strict):
     company: str = absent("the operating company (absent in 18XS)")
     game: Literal["18XS"] = absent("18XS: the game")
     revenue: int = Field(description="the total: the routes' revenues plus the parts' amounts")
-    status: Literal["optimal", "feasible"] = Field(
-        description="optimal: proven; feasible: a limit stopped the search")
+    status: Literal["optimal", "feasible"] = Field(description="optimal: proven; feasible: a limit stopped the search")
     bound: int = Field(description="an upper bound on the optimum; equal to revenue when optimal")
     routes: list[ScoredRoute] = absent("one per train that runs (absent in 18XS)")
     solver: str = Field(description="the solver that answered")
@@ -421,15 +456,23 @@ class Answer(Strict):
 
 # -- the generated files --------------------------------------------------------
 
+
 def _titled(schema: dict[str, Any], title: str, description: str) -> dict[str, Any]:
-    return {"$schema": DIALECT, "title": title, "description": description,
-            **{k: v for k, v in schema.items() if k not in ("title", "description")}}
+    return {
+        "$schema": DIALECT,
+        "title": title,
+        "description": description,
+        **{k: v for k, v in schema.items() if k not in ("title", "description")},
+    }
 
 
 def position_schema() -> dict[str, Any]:
     """The JSON Schema of a position, every game."""
-    return _titled(POSITION.json_schema(), "routecalc position",
-                   "A board position in routecalc's format, version 1; one model per game, told apart by `game`.")
+    return _titled(
+        POSITION.json_schema(),
+        "routecalc position",
+        "A board position in routecalc's format, version 1; one model per game, told apart by `game`.",
+    )
 
 
 def answer_schema() -> dict[str, Any]:

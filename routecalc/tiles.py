@@ -60,7 +60,7 @@ class Revenue:
         return 0
 
     @classmethod
-    def parse(cls, text: str, where: str) -> "Revenue":
+    def parse(cls, text: str, where: str) -> Revenue:
         if "_" not in text:
             return cls(flat=_int(text, where, "revenue"))
         entries = []

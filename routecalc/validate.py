@@ -7,9 +7,9 @@ by construction one the validator accepts.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import permutations, product
-from typing import Any, Iterator
-
+from typing import Any
 
 from .errors import PositionError, RouteViolation
 from .graph import BLOCKED, END_ONLY, TrackGraph, compile_position
@@ -59,7 +59,7 @@ def check_route(stops: list[int], conns: list[int], table: TrainTable, graph: Tr
         if shared:
             fail("track_reused", f"uses {graph.piece_label[min(shared)]} twice")
         used.update(pieces)
-    for i, s in enumerate(stops[1:-1], start=1):
+    for s in stops[1:-1]:
         if graph.flags[s] & END_ONLY:
             fail("terminal_passed", f"passes through {ids[s]}, which only ends a route")
         if graph.flags[s] & BLOCKED:
@@ -170,7 +170,8 @@ class RouteSetValidator:
             for c in conns:
                 for p in self.graph.conn_pieces[c]:
                     if p in used:
-                        raise RouteViolation("track_reused", f"shares {self.graph.piece_label[p]} with route {used[p]}", i)
+                        raise RouteViolation("track_reused",
+                                             f"shares {self.graph.piece_label[p]} with route {used[p]}", i)
             for c in conns:
                 for p in self.graph.conn_pieces[c]:
                     used[p] = i

@@ -21,11 +21,12 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -55,7 +56,7 @@ class Settings:
     solve_threads: int = os.cpu_count() or 2
 
     @classmethod
-    def from_env(cls) -> "Settings":
+    def from_env(cls) -> Settings:
         env = os.environ
         return cls(int(env.get("ROUTECALC_MAX_BODY", cls.max_body)),
                    float(env.get("ROUTECALC_MAX_TIME_LIMIT", cls.max_time_limit)),
@@ -262,8 +263,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return await in_pool(request, solve_job, data, solver, time_limit_of(time_limit))
 
     validate_examples = {DEMO_FIXTURE: {"summary": "NYC's 4-train on the demo board", "value": {
-        "position": demo_position, "routes": [{"train": "4", "nodes": ["D14-0", "E19-0", "F20-1", "G19-1"],
-                                               "hexes": [["D14", "D16", "D18", "E19"], ["E19", "F20"], ["F20", "G19"]]}]}}} \
+        "position": demo_position, "routes": [{
+            "train": "4", "nodes": ["D14-0", "E19-0", "F20-1", "G19-1"],
+            "hexes": [["D14", "D16", "D18", "E19"], ["E19", "F20"], ["F20", "G19"]]}]}}} \
         if demo else {}
 
     @app.post("/v1/validate", responses=_responses(schemas.ValidateResult), summary="Check and score routes",

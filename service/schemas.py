@@ -81,8 +81,10 @@ class TrainInfo(BaseModel):
 
 class GameInfo(BaseModel):
     name: str
-    route_engine: bool = Field(description="routes found by the route solvers; false: the game's own search "
-                                           "answers (18XS transports, 18Cuba's sugar and fees)")
+    route_engine: bool = Field(
+        description="routes found by the route solvers; false: the game's own search "
+        "answers (18XS transports, 18Cuba's sugar and fees)"
+    )
     has_companies: bool
     kinds: list[str]
     train_state_keys: list[str]

@@ -7,12 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
+from live_server import serving
 from playwright.sync_api import sync_playwright
 
-from live_server import serving
 from routecalc import api, load_position_file, solvers
 from service.app import Settings, create_app
-from conftest import CORPUS
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",

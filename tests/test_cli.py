@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from boards import city, line_board, offboard, route, town
-from routecalc.cli import connect_line, main
 from conftest import CORPUS
+
+from routecalc.cli import connect_line, main
 
 GENERIC = CORPUS / "generic"
 CORPUS_FILE = GENERIC / "1830" / "1830_game_end_bank-a145.json"  # oracle 250, exact

@@ -13,15 +13,15 @@ import json
 from pathlib import Path
 
 import pytest
-
 from boards import cell, city, column, line_board, offboard, position, town, track
+from conftest import CORPUS
+
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.scoring import train_tables
 from routecalc.solvers.cpsat import PathModel, candidate_stops, solve_cpsat
 from routecalc.solvers.fast import solve_fast
 from routecalc.validate import RouteSetValidator
-from conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERIC = sorted((CORPUS / "generic").glob("*/*.json"))

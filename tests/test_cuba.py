@@ -404,7 +404,7 @@ def test_fees_are_a_negative_part():
     assert sum(r["revenue"] for r in answer["routes"]) - 20 == answer["revenue"] == 100
 
 
-# -- time limit ---------------------------------------------------------------------------------------------------------
+# -- time limit -------------------------------------------------------------------------------------------------
 
 def test_time_limit_answers_feasible_with_a_true_bound():
     board = mill_star([{"name": "3", "wagon": 2}, {"name": "3", "wagon": 2}], sugar={"A3-0": 3})
@@ -413,7 +413,7 @@ def test_time_limit_answers_feasible_with_a_true_bound():
     assert answer["revenue"] <= 220 <= answer["bound"]
 
 
-# -- exactness: the search against every combination ------------------------------------------------------------------------
+# -- exactness: the search against every combination -----------------------------------------------------------
 
 def test_max_flow_matches_brute_force():
     rng = random.Random(7)

@@ -16,11 +16,11 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
 
 from routecalc.model import load_position
 from routecalc.solvers.fast import solve_fast
 from routecalc.validate import RouteSetValidator
-from conftest import CORPUS
 
 FILES = sorted(CORPUS.glob("*/**/*.json"))
 

@@ -12,10 +12,10 @@ positions with known optima.
 from __future__ import annotations
 
 from itertools import combinations, product
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CORPUS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import positions
@@ -30,7 +30,6 @@ from routecalc.solvers import fast
 from routecalc.solvers.fast import solve_fast
 from routecalc.solvers.reference import enumerate_routes, solve_reference
 from routecalc.validate import RouteSetValidator
-from conftest import CORPUS
 
 CNR = CORPUS / "generic" / "1867" / "navig18xx_1867_bc_CNR.json"  # oracle 1150
 needs_corpus = pytest.mark.skipif(not CNR.exists(), reason="corpus not present")

@@ -5,8 +5,8 @@ and the compiled track graph."""
 from __future__ import annotations
 
 import pytest
-
 from boards import cell, city, column, position, route, track
+
 from routecalc import PositionError, load_position, validate
 from routecalc.errors import RouteViolation
 from routecalc.geometry import Grid, index_letters, letter_index

@@ -12,15 +12,15 @@ import copy
 import json
 from pathlib import Path
 
-import pytest
 import boards
+import pytest
+from conftest import CORPUS
 
 from routecalc.api import solve, validate
 from routecalc.errors import PositionError, RouteViolation
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.rules.ireland import HEX_TRAINS
-from conftest import CORPUS
 
 IRELAND = CORPUS / "18Ireland"
 FILES = sorted(IRELAND.glob("*.json"))
@@ -339,5 +339,6 @@ def test_default_solver_agrees_with_reference_on_other_trains(path, trains):
     position, _ = load(path)
     position = {**position, "trains": trains}
     fast, plain = solve(position), solve(position, "reference")
-    assert fast["revenue"] == plain["revenue"], f"{path.name} {trains}: {fast['revenue']} vs reference {plain['revenue']}"
+    assert fast["revenue"] == plain["revenue"], \
+        f"{path.name} {trains}: {fast['revenue']} vs reference {plain['revenue']}"
     assert validate(position, fast["routes"])["revenue"] == fast["revenue"]

@@ -7,10 +7,10 @@ import copy
 import json
 
 import pytest
+from boards import cell, city, column, position
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from boards import cell, city, column, position
 from routecalc import PositionError, load_position
 from routecalc.model import read_json
 

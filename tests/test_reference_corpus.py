@@ -15,10 +15,10 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
 
 from routecalc import load_position, validate
 from routecalc.solvers.reference import solve_reference
-from conftest import CORPUS
 
 GENERIC = CORPUS / "generic"
 GAMES = ("1830", "18Chesapeake", "1867")

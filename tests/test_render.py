@@ -8,12 +8,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
 
 from routecalc import api, load_position, load_position_file
 from routecalc.cli import main
 from routecalc.geometry import EDGE_DELTAS
 from routecalc.render import LEGEND_CHARS, BoardDrawing, BoardGeometry, render_svg
-from conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "1830-late.json"

@@ -13,6 +13,7 @@ import pytest
 from conftest import CORPUS, ROOT
 from fastapi.testclient import TestClient
 from jsonschema import Draft202012Validator
+from pydantic import ValidationError
 
 from routecalc import api, load_position
 from routecalc.cli import main as cli_main
@@ -119,9 +120,16 @@ def changed(name: str, **keys) -> dict:
     return position
 
 
-@pytest.mark.parametrize("name, company_null_ok", [
-    ("1830-late.json", False), ("lilliput-mildendo-ring.json", False), ("c2c-d-destination.json", False),
-    ("cuba-small.json", False), ("xs-small.json", True)])
+@pytest.mark.parametrize(
+    "name, company_null_ok",
+    [
+        ("1830-late.json", False),
+        ("lilliput-mildendo-ring.json", False),
+        ("c2c-d-destination.json", False),
+        ("cuba-small.json", False),
+        ("xs-small.json", True),
+    ],
+)
 def test_company_null_only_where_the_game_has_no_companies(name, company_null_ok):
     assert agree(changed(name, company=None)) is company_null_ok
 
@@ -147,7 +155,7 @@ def test_a_route_without_nodes_is_refused_by_both():
     position = fixture("1830-late.json")
     request = {"position": position, "routes": [{"train": "4"}]}
     assert service_schemas.ValidateRequest.model_json_schema()  # the OpenAPI model builds
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         service_schemas.ValidateRequest.model_validate(request)
     with pytest.raises(PositionError, match="nodes"):
         api.validate(position, request["routes"])

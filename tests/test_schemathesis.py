@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from live_server import serving
 from schemathesis.checks import not_a_server_error, response_schema_conformance, status_code_conformance
 
-from live_server import serving
 from service.app import Settings, create_app
 
 MAX_EXAMPLES = 12

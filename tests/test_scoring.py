@@ -5,10 +5,10 @@ stops checked against a brute force over every choice."""
 from __future__ import annotations
 
 import pytest
+from boards import city, line_board, offboard, town
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boards import city, line_board, offboard, town
 from routecalc import load_position
 from routecalc.graph import compile_position
 from routecalc.rules.base import Bonus

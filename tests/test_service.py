@@ -10,13 +10,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-
+from conftest import CORPUS
 from live_server import serving
+
 from routecalc import api, load_position_file, solvers
 from routecalc.rules import RULES
 from service import schemas
 from service.app import Settings, create_app
-from conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "1830-late.json"

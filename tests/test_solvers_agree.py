@@ -16,7 +16,6 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-
 from boards import city, line_board
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

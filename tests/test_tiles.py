@@ -4,8 +4,8 @@ the errors that keep typos from passing silently."""
 from __future__ import annotations
 
 import pytest
-
 from boards import cell, position
+
 from routecalc import PositionError, load_position
 from routecalc.tiles import PathEnd, Revenue, parse_tile
 

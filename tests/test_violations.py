@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from boards import cell, city, column, line_board, offboard, position, route, stop, town, track
+
 from routecalc import PositionError, load_position, validate
 from routecalc.errors import RouteViolation
 from routecalc.validate import RouteSetValidator

@@ -25,8 +25,7 @@ from conftest import ROOT
 
 
 def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None, timeout: float = 240) -> str:
-    done = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    done = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
@@ -42,9 +41,15 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_the_wheel_holds_the_page_the_schemas_and_the_examples(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for name in ("service/static/index.html", "service/static/app.js", "service/static/style.css",
-                 "routecalc/schemas/position.schema.json", "routecalc/schemas/answer.schema.json",
-                 "routecalc/examples/1830-late.json", "routecalc/__main__.py"):
+    for name in (
+        "service/static/index.html",
+        "service/static/app.js",
+        "service/static/style.css",
+        "routecalc/schemas/position.schema.json",
+        "routecalc/schemas/answer.schema.json",
+        "routecalc/examples/1830-late.json",
+        "routecalc/__main__.py",
+    ):
         assert name in names, name
     assert not [n for n in names if "corpus" in n]  # the corpus stays in the source tree
     assert wheel.stat().st_size < 1_000_000
@@ -68,8 +73,9 @@ def test_the_installed_wheel_runs_outside_the_tree(wheel, tmp_path):
     work.mkdir()
     # the kernels as plain Python: a cold compile of the fresh install would take most of a minute
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": ""}
-    where = run(python, "-c", "import routecalc, service; print(routecalc.__file__, service.__file__)",
-                cwd=work, env=env)
+    where = run(
+        python, "-c", "import routecalc, service; print(routecalc.__file__, service.__file__)", cwd=work, env=env
+    )
     assert str(ROOT) not in where and str(venv) in where
 
     demo = run(venv / "bin" / "routecalc", "demo", cwd=work, env=env)
@@ -79,8 +85,13 @@ def test_the_installed_wheel_runs_outside_the_tree(wheel, tmp_path):
     assert schema["title"] == "routecalc answer"
 
     port = free_port()
-    server = subprocess.Popen([str(venv / "bin" / "routecalc"), "serve", "--port", str(port), "--log-level",
-                               "warning"], cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        [str(venv / "bin" / "routecalc"), "serve", "--port", str(port), "--log-level", "warning"],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         health = None
         deadline = time.monotonic() + 120

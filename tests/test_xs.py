@@ -612,14 +612,14 @@ def test_search_agrees_with_the_validator_on_turned_tiles_with_separate_trails()
                 cells.append(boards.cell(cid, code, rotation=rng.randrange(4)))
         pos = load_position(board(cells, locomotive=4, actions=1))
 
-        def near(cid):
+        def near(cid, ports=ports, pos=pos):
             x, y = ord(cid[0]) - 65, int(cid[1:])
             out = {f"{index_letters(x + dx)}{y + dy}" for dx, dy in ((0, 1), (0, -1), (1, 0), (-1, 0))}
             return (out | (ports if cid in ports else set())) & set(pos.cells) - {cid}
 
         best = 0
 
-        def extend(seq, color):
+        def extend(seq, color, pos=pos):
             nonlocal best, scored
             if len(seq) > 1:
                 try:

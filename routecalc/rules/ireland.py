@@ -67,7 +67,7 @@ class IrelandRules(RuleSet):
     def usable_tracks(self, train: Train) -> frozenset[str]:
         return GAUGE_TRACKS["broad"]
 
-    def feeders(self, position: "Position") -> dict[int, int]:
+    def feeders(self, position: Position) -> dict[int, int]:
         """For every stop with narrow or dual track, the value of the all-narrow
         nodes the walk from it reaches (each once per stop; tokens never block)."""
         walker = _FeederWalk(position)
@@ -83,7 +83,7 @@ class IrelandRules(RuleSet):
 class _FeederWalk:
     """The narrow-gauge network of one position, walked from a stop."""
 
-    def __init__(self, position: "Position"):
+    def __init__(self, position: Position):
         self.position = position
         paths = position.paths
         self.paths_at_node: dict[int, list[int]] = {}

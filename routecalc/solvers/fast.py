@@ -18,8 +18,8 @@ again by the validator's :func:`~routecalc.validate.score_route`.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
