@@ -7,8 +7,9 @@
 """
 
 from .api import solve, validate
+from .board import Position
 from .errors import PositionError, RoutecalcError, RouteViolation
-from .model import Position, load_position, load_position_file
+from .model import load_position, load_position_file
 
 __all__ = ["solve", "validate", "load_position", "load_position_file", "Position",
            "PositionError", "RouteViolation", "RoutecalcError"]

@@ -28,10 +28,10 @@ from test_solvers_agree import check_agreement
 
 from routecalc.api import solve, validate
 from routecalc.errors import PositionError, RouteViolation
+from routecalc.games.c2c import connect_query, train_table
 from routecalc.geometry import Grid
 from routecalc.graph import compile_position
 from routecalc.model import load_position
-from routecalc.games.c2c import connect_query, train_table
 from routecalc.rules.c2c import unfolded
 from routecalc.solvers import SOLVERS
 from routecalc.solvers.reference import enumerate_routes

@@ -14,8 +14,8 @@ from boards import cell, city, column, offboard, position, route, town, track
 
 from routecalc.api import solve, validate
 from routecalc.errors import PositionError, RouteViolation
-from routecalc.model import load_position
 from routecalc.games.cuba import Game, list_runs, max_flow, validate_cuba
+from routecalc.model import load_position
 
 GAME = "18Cuba"
 NARROW = "track:narrow"

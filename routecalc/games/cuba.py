@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import product
-from typing import Any, Iterator
+from typing import Any
 
 from ..board import Position
 from ..errors import RouteViolation

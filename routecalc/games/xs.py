@@ -91,7 +91,7 @@ class Reach:
 
 
 class XSSearch:
-    def __init__(self, position: "Position", clock):
+    def __init__(self, position: Position, clock):
         self.position = position
         self.trails = Trails(position)
         self.player: Player = player(position)
@@ -120,7 +120,7 @@ class XSSearch:
             self._walk(start, layer, self._reach[key])
         return self._reach[key]
 
-    def _walk(self, start: int, layer: "Layer", result: Reach) -> None:
+    def _walk(self, start: int, layer: Layer, result: Reach) -> None:
         """Depth-first search over the simple walks from ``start``, cut where
         no walk on could reach a destination at a distance that would still
         improve the longest known one within some card's limit."""
@@ -186,7 +186,7 @@ class XSSearch:
         me = self.player
         return max(income("city", *me.limit_and_level(card)) for card in me.card_choices(me.cards))
 
-    def plan(self, state: TurnState, actions: int, found: "Incumbent") -> None:
+    def plan(self, state: TurnState, actions: int, found: Incumbent) -> None:
         """Extend ``found.prefix`` by up to ``actions`` transports from ``state``,
         keeping the best plan in ``found``."""
         found.offer()
@@ -329,7 +329,7 @@ class Incumbent:
             self.best, self.best_income = list(self.prefix), self.prefix_income
 
 
-def solve_xs(position: "Position", limits: "Limits") -> dict:
+def solve_xs(position: Position, limits: Limits) -> dict:
     """The answer the 18XS rules describe (:mod:`routecalc.rules.xs`)."""
     clock = Clock(limits.time_limit, limits.progress)
     search = XSSearch(position, clock)

@@ -167,7 +167,7 @@ class XSRules(RuleSet):
     def parse_train(self, spec, where):
         raise PositionError(where, "18XS has no trains: give \"trains\": []")
 
-    def parse_options(self, options: dict, position: "Position") -> dict:
+    def parse_options(self, options: dict, position: Position) -> dict:
         known = ("locomotive", "actions", *CARDS)
         for key in options:
             if key not in known:
@@ -180,7 +180,7 @@ class XSRules(RuleSet):
             actions=_whole(options.get("actions", 2), "options.actions", 0, MAX_ACTIONS))
         return {"player": player}
 
-    def check_position(self, position: "Position") -> None:
+    def check_position(self, position: Position) -> None:
         for node in position.nodes:
             where = f"cell {node.cell}"
             if any(t is not None for t in node.tokens):
@@ -200,7 +200,7 @@ class XSRules(RuleSet):
                 raise PositionError(where, "empty goods colour")
 
 
-def player(position: "Position") -> Player:
+def player(position: Position) -> Player:
     """The player's options; a question about transports needs the locomotive level."""
     if position.options["player"] is None:
         raise PositionError("options.locomotive", "missing: the player's locomotive level, 0-8")
@@ -231,7 +231,7 @@ class Trails:
     at node ``i``.
     """
 
-    def __init__(self, position: "Position"):
+    def __init__(self, position: Position):
         self.position = position
         self.cell_ids = list(position.cells)
         self.cell_no = {c: i for i, c in enumerate(self.cell_ids)}
@@ -343,11 +343,11 @@ class TurnState:
     cards: tuple[int, int]
 
     @classmethod
-    def initial(cls, position: "Position") -> "TurnState":
+    def initial(cls, position: Position) -> TurnState:
         cubes = Counter((i, good) for i, n in enumerate(position.nodes) for good in n.goods)
         return cls(frozenset(cubes.items()), frozenset(), player(position).cards)
 
-    def after(self, cube: tuple[int, str], to: int, to_kind: str, card: str | None) -> "TurnState":
+    def after(self, cube: tuple[int, str], to: int, to_kind: str, card: str | None) -> TurnState:
         cubes = Counter(dict(self.cubes))
         cubes[cube] -= 1
         if to_kind != "city":
@@ -356,13 +356,13 @@ class TurnState:
         return TurnState(frozenset((k, v) for k, v in cubes.items() if v > 0), served, use_card(self.cards, card))
 
 
-def blocking(position: "Position", color: str, served: frozenset[int]) -> set[int]:
+def blocking(position: Position, color: str, served: frozenset[int]) -> set[int]:
     """The nodes a cube of ``color`` may not pass: unserved cities that would accept it."""
     return {i for i, n in enumerate(position.nodes)
             if n.kind is None and destination_kind(n, color, served, i) == "city"}
 
 
-def transport_json(position: "Position", cube: tuple[int, str], cells: list[str], to: int, to_kind: str,
+def transport_json(position: Position, cube: tuple[int, str], cells: list[str], to: int, to_kind: str,
                    card: str | None, value: int) -> dict:
     return {"cube": {"cell": position.nodes[cube[0]].cell, "color": cube[1]}, "cells": list(cells),
             "to": position.nodes[to].cell, "to_kind": to_kind, "distance": len(cells) - 1,
@@ -374,7 +374,7 @@ def transport_json(position: "Position", cube: tuple[int, str], cells: list[str]
 PROPOSAL_KEYS = {"cube", "cells", "to", "card", "to_kind", "distance", "income"}
 
 
-def validate_xs(position: "Position", proposal: Any) -> dict:
+def validate_xs(position: Position, proposal: Any) -> dict:
     """Score the proposed transports in order, or raise RouteViolation."""
     transports = proposal.get("transports") if isinstance(proposal, dict) else proposal
     if not isinstance(transports, list):
@@ -407,7 +407,7 @@ def validate_xs(position: "Position", proposal: Any) -> dict:
     return {"game": "18XS", "revenue": sum(t["income"] for t in plan), "plan": plan}
 
 
-def _parse_transport(raw: Any, i: int, position: "Position") -> tuple[str, list[str], str | None]:
+def _parse_transport(raw: Any, i: int, position: Position) -> tuple[str, list[str], str | None]:
     """The cube's colour, the cells and the card of a proposed transport."""
     where = f"transports[{i}]"
     if not isinstance(raw, dict):
@@ -434,7 +434,7 @@ def _parse_transport(raw: Any, i: int, position: "Position") -> tuple[str, list[
     return cube["color"], cells, card
 
 
-def _start_nodes(position: "Position", state: TurnState, color: str, cells: list[str], i: int) -> list[int]:
+def _start_nodes(position: Position, state: TurnState, color: str, cells: list[str], i: int) -> list[int]:
     """The nodes where the proposed transport's cube may lie; raises the
     cube and cell rules it breaks."""
     cell = cells[0]

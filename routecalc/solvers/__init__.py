@@ -3,7 +3,7 @@ and returns the answer dict of the spec (routes, revenue, status, bound)."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..limits import Limits
 from .reference import solve_reference
