@@ -19,7 +19,7 @@ PACKAGE = ROOT / "routecalc"
 
 #: Lowest first. A module may import its own layer and the layers below.
 LAYERS: list[list[str]] = [
-    ["errors"],
+    ["errors", "schemas"],
     ["geometry", "tiles", "trains", "limits"],
     ["board"],
     ["rules"],
@@ -31,7 +31,7 @@ LAYERS: list[list[str]] = [
     ["validate"],
     ["solvers"],
     ["games"],
-    ["api", "render"],
+    ["api", "render", "schema"],
     ["cli", "__init__", "__main__"],
 ]
 
