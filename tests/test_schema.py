@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 from conftest import CORPUS, ROOT
@@ -47,20 +46,30 @@ def test_schemas_are_valid_json_schemas():
         Draft202012Validator.check_schema(json.loads(schema_text(name)))
 
 
-def bundled_positions() -> list[Path]:
-    return sorted(FIXTURES.glob("*.json")) + sorted((FIXTURES / "maps").glob("*.json")) + sorted(CORPUS.rglob("*.json"))
-
-
-def test_every_fixture_and_corpus_position_fits_the_schema():
-    files = bundled_positions()
-    assert len(files) > 500  # the corpus's 500 and the fixtures
+def test_every_fixture_fits_the_schema():
+    files = sorted(FIXTURES.glob("*.json")) + sorted((FIXTURES / "maps").glob("*.json"))
     games = set()
     for path in files:
         data = json.loads(path.read_text())
         position = data.get("position", data)
         games.add(position["game"])
         assert not errors(POSITION, position), (path, errors(POSITION, position)[:3])
-    assert games == {"generic", "18Ireland", "18Lilliput", "18C2C-D", "18XS", "18Cuba"}
+    assert games == {"generic", "18Lilliput", "18C2C-D", "18XS", "18Cuba"}
+
+
+def test_every_corpus_position_fits_the_schema():
+    """Each position against its game's branch of the schema (the branch the schema's own
+    discriminator picks: the others refuse it by ``game`` alone), twice as fast as the whole."""
+    schema = json.loads(schema_text("position"))
+    branch = {
+        game: Draft202012Validator({"$ref": ref, "$defs": schema["$defs"]})
+        for game, ref in schema["discriminator"]["mapping"].items()
+    }
+    files = sorted(CORPUS.rglob("*.json"))
+    assert len(files) == 500
+    for path in files:
+        position = json.loads(path.read_text())["position"]
+        assert not errors(branch[position["game"]], position), (path, errors(branch[position["game"]], position)[:3])
 
 
 def answer_fits(answer: dict) -> dict:
