@@ -31,7 +31,7 @@ The answer's ``solver`` names the solver that produced it and
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from ..graph import TrackGraph
 from ..model import Position
