@@ -5,13 +5,23 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-load slow cluster chromium serve load fuzz
+.PHONY: demo test lint docs bench bench-load slow cluster chromium serve load fuzz
 demo: $(STAMP)
 	$(BIN)/routecalc demo
 
-test: $(STAMP) chromium
+test: $(STAMP) chromium lint docs
 	$(BIN)/pytest
 	$(BIN)/pytest -m cluster
+
+# ruff (lint and format check) and mypy --strict on the public modules (pyproject.toml)
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+# the documentation site (docs/, mkdocs.yml); --strict: a broken link or reference fails
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --quiet --site-dir $(VENV)/site
 
 # Debian's Chromium for the browser test (Playwright drives it; it never downloads a browser)
 chromium:

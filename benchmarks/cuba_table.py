@@ -39,10 +39,21 @@ def table(reference_limit: float) -> list[dict]:
         position = load_position(json.loads(path.read_text()))
         new, wall, cpu = min((timed(solve, position) for _ in range(3)), key=lambda r: r[1])
         old, old_wall, old_cpu = timed(solve_cuba, position, Limits(time_limit=reference_limit))
-        rows.append({"position": path.stem, "routes": new["stats"].get("routes_kept", 0),
-                     "path": new["solver"], "revenue": new["revenue"], "status": new["status"],
-                     "ms": 1000 * wall, "cpu_ms": 1000 * cpu, "ref_revenue": old["revenue"],
-                     "ref_status": old["status"], "ref_s": old_wall, "ref_cpu_s": old_cpu})
+        rows.append(
+            {
+                "position": path.stem,
+                "routes": new["stats"].get("routes_kept", 0),
+                "path": new["solver"],
+                "revenue": new["revenue"],
+                "status": new["status"],
+                "ms": 1000 * wall,
+                "cpu_ms": 1000 * cpu,
+                "ref_revenue": old["revenue"],
+                "ref_status": old["status"],
+                "ref_s": old_wall,
+                "ref_cpu_s": old_cpu,
+            }
+        )
     return rows
 
 
@@ -52,14 +63,18 @@ def main() -> None:
     print("| position | routes listed | path | revenue | new ms (CPU ms) | reference s (CPU s) | reference |")
     print("|---|---:|---|---:|---:|---:|---|")
     for r in rows:
-        print(f"| {r['position']} | {r['routes']:,} | {r['path']} | {r['revenue']} ({r['status']}) | "
-              f"{r['ms']:.1f} ({r['cpu_ms']:.1f}) | {r['ref_s']:.2f} ({r['ref_cpu_s']:.2f}) | "
-              f"{r['ref_revenue']} ({r['ref_status']}) |")
+        print(
+            f"| {r['position']} | {r['routes']:,} | {r['path']} | {r['revenue']} ({r['status']}) | "
+            f"{r['ms']:.1f} ({r['cpu_ms']:.1f}) | {r['ref_s']:.2f} ({r['ref_cpu_s']:.2f}) | "
+            f"{r['ref_revenue']} ({r['ref_status']}) |"
+        )
     times = [r["ms"] for r in rows]
-    print(f"\nnew: median {statistics.median(times):.1f} ms, max {max(times):.1f} ms; "
-          f"all optimal: {all(r['status'] == 'optimal' for r in rows)}; "
-          f"equal where the reference finished: "
-          f"{all(r['revenue'] == r['ref_revenue'] for r in rows if r['ref_status'] == 'optimal')}")
+    print(
+        f"\nnew: median {statistics.median(times):.1f} ms, max {max(times):.1f} ms; "
+        f"all optimal: {all(r['status'] == 'optimal' for r in rows)}; "
+        f"equal where the reference finished: "
+        f"{all(r['revenue'] == r['ref_revenue'] for r in rows if r['ref_status'] == 'optimal')}"
+    )
 
 
 if __name__ == "__main__":

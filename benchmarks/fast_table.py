@@ -20,11 +20,11 @@ import statistics
 import time
 from pathlib import Path
 
+from paths import CORPUS
+
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.solvers.fast import solve_fast, warm_up
-from paths import CORPUS
-
 
 
 def peer(reference: dict) -> tuple[str, float | None]:
@@ -49,16 +49,24 @@ def measure(path: Path, rounds: int) -> dict | None:
     if reference["oracle"]["exact"] and answer["revenue"] != reference["oracle"]["total"]:
         raise SystemExit(f"{path}: fast {answer['revenue']} != oracle {reference['oracle']['total']}")
     name, seconds = peer(reference)
-    return {"position": f"{path.parent.name}/{path.stem}", "revenue": answer["revenue"],
-            "routes": answer["stats"]["routes_enumerated"], "fast_s": min(times), "peer": name,
-            "peer_s": seconds, "ratio": seconds / min(times) if seconds else None}
+    return {
+        "position": f"{path.parent.name}/{path.stem}",
+        "revenue": answer["revenue"],
+        "routes": answer["stats"]["routes_enumerated"],
+        "fast_s": min(times),
+        "peer": name,
+        "peer_s": seconds,
+        "ratio": seconds / min(times) if seconds else None,
+    }
 
 
 def row(r: dict) -> str:
     peer_s = f"{r['peer_s']:9.3f}" if r["peer_s"] is not None else f"{'-':>9}"
     ratio = f"{r['ratio']:9.0f}x" if r["ratio"] is not None else f"{'-':>10}"
-    return (f"{r['position']:40} {r['revenue']:6} {r['routes']:9} {1000 * r['fast_s']:10.2f} "
-            f"{r['peer']:>10} {peer_s} {ratio}")
+    return (
+        f"{r['position']:40} {r['revenue']:6} {r['routes']:9} {1000 * r['fast_s']:10.2f} "
+        f"{r['peer']:>10} {peer_s} {ratio}"
+    )
 
 
 def main() -> None:
@@ -69,13 +77,15 @@ def main() -> None:
     args = parser.parse_args()
     warm_up()
     results = [r for p in sorted(CORPUS.glob("*/**/*.json")) if (r := measure(p, args.rounds))]
-    header = (f"{'position':40} {'rev':>6} {'routes':>9} {'fast ms':>10} {'peer':>10} {'peer s':>9} "
-              f"{'ratio':>10}")
+    header = f"{'position':40} {'rev':>6} {'routes':>9} {'fast ms':>10} {'peer':>10} {'peer s':>9} {'ratio':>10}"
     print(header)
     print("-" * len(header))
     navig = [r for r in results if r["peer"] == "navig18xx"]
-    shown = results if args.all else navig + sorted(
-        (r for r in results if r not in navig), key=lambda r: -r["fast_s"])[:args.slowest]
+    shown = (
+        results
+        if args.all
+        else navig + sorted((r for r in results if r not in navig), key=lambda r: -r["fast_s"])[: args.slowest]
+    )
     for r in shown:
         print(row(r))
     print()
@@ -86,9 +96,11 @@ def main() -> None:
     for name, rs in groups.items():
         ts = [r["fast_s"] for r in rs]
         ratios = [r["ratio"] for r in rs if r["ratio"] is not None]
-        print(f"{name:14} {len(rs):4} positions: median {1000 * statistics.median(ts):7.2f} ms, "
-              f"worst {1000 * max(ts):8.2f} ms, over 10 ms {sum(t > 0.01 for t in ts):3}, "
-              f"over 2 s {sum(t > 2 for t in ts)}, median peer/fast {statistics.median(ratios):8.0f}x")
+        print(
+            f"{name:14} {len(rs):4} positions: median {1000 * statistics.median(ts):7.2f} ms, "
+            f"worst {1000 * max(ts):8.2f} ms, over 10 ms {sum(t > 0.01 for t in ts):3}, "
+            f"over 2 s {sum(t > 2 for t in ts)}, median peer/fast {statistics.median(ratios):8.0f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -52,9 +52,15 @@ def solve(path: Path, limit: float, solver: str) -> dict:
     started_cpu, started = cpu_seconds(), time.perf_counter()
     answer = SOLVERS[solver](position, compile_position(position), Limits(time_limit=limit))
     wall, cpu = time.perf_counter() - started, cpu_seconds() - started_cpu
-    return {"revenue": answer["revenue"], "status": answer["status"], "bound": answer["bound"],
-            "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "solver": answer["solver"],
-            "path": answer["stats"].get("auto", {}).get("solver", answer["solver"])}
+    return {
+        "revenue": answer["revenue"],
+        "status": answer["status"],
+        "bound": answer["bound"],
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "solver": answer["solver"],
+        "path": answer["stats"].get("auto", {}).get("solver", answer["solver"]),
+    }
 
 
 def run_set(paths: list[Path], limit: float, solver: str) -> dict[str, dict]:
@@ -81,16 +87,19 @@ def loaded(paths: list[Path], limit: float, solver: str, per_core: int) -> tuple
 
 def table(idle: dict[str, dict], busy_run: dict[str, dict], optima: dict[str, int | None]) -> list[str]:
     def cells(r: dict) -> str:
-        return (f"{r['revenue']:>5} {r['status']:>8} {r['bound']:>6} {r['wall_s']:>6.2f} {r['cpu_s']:>6.2f} "
-                f"{r['path']:>7}")
+        return (
+            f"{r['revenue']:>5} {r['status']:>8} {r['bound']:>6} {r['wall_s']:>6.2f} {r['cpu_s']:>6.2f} {r['path']:>7}"
+        )
 
     side = f"{'rev':>5} {'status':>8} {'bound':>6} {'wall s':>6} {'CPU s':>6} {'path':>7}"
     head = f"{'fixture':24} {'optimum':>7} | idle: {side} | loaded: {side}"
     lines = [head, "-" * len(head)]
     for name, result in idle.items():
         optimum = optima.get(name)
-        lines.append(f"{name:24} {optimum if optimum is not None else '-':>7} | {'':6}{cells(result)} | "
-                     f"{'':8}{cells(busy_run[name])}")
+        lines.append(
+            f"{name:24} {optimum if optimum is not None else '-':>7} | {'':6}{cells(result)} | "
+            f"{'':8}{cells(busy_run[name])}"
+        )
     return lines
 
 
@@ -108,14 +117,23 @@ def main(argv: list[str] | None = None) -> int:
     warm_up()
     idle = run_set(paths, args.limit, args.solver)
     busy_run, load = loaded(paths, args.limit, args.solver, args.busy_per_core)
-    print(f"{args.solver}, {args.limit:g} s limit; loaded: {args.busy_per_core} busy processes per core "
-          f"({os.cpu_count()} cores), load average {load:.1f}")
+    print(
+        f"{args.solver}, {args.limit:g} s limit; loaded: {args.busy_per_core} busy processes per core "
+        f"({os.cpu_count()} cores), load average {load:.1f}"
+    )
     print("\n".join(table(idle, busy_run, optima)))
     if args.json:
-        args.json.write_text(json.dumps({"limit": args.limit, "load_average": load, "optima": optima,
-                                         "idle": idle, "loaded": busy_run}, indent=2))
-    wrong = [name for name, r in busy_run.items()
-             if optima[name] is not None and (r["status"], r["revenue"]) != ("optimal", optima[name])]
+        args.json.write_text(
+            json.dumps(
+                {"limit": args.limit, "load_average": load, "optima": optima, "idle": idle, "loaded": busy_run},
+                indent=2,
+            )
+        )
+    wrong = [
+        name
+        for name, r in busy_run.items()
+        if optima[name] is not None and (r["status"], r["revenue"]) != ("optimal", optima[name])
+    ]
     if wrong:
         print("not the proven optimum under load:", ", ".join(wrong))
     return 1 if wrong else 0

@@ -33,7 +33,6 @@ import httpx
 from paths import CORPUS, ROOT
 
 
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -75,8 +74,9 @@ def load_mix(limit: int | None) -> list[tuple[str, bytes, int | None]]:
     return mix[:limit] if limit else mix
 
 
-async def run_load(base: str, mix, requests: int, seconds: float, concurrency: int, seed: int,
-                   time_limit: float) -> dict:
+async def run_load(
+    base: str, mix, requests: int, seconds: float, concurrency: int, seed: int, time_limit: float
+) -> dict:
     rng = random.Random(seed)
     order = [rng.randrange(len(mix)) for _ in range(requests)]
     latencies: list[float] = []
@@ -91,8 +91,12 @@ async def run_load(base: str, mix, requests: int, seconds: float, concurrency: i
             next_index += 1
             t0 = time.perf_counter()
             try:
-                r = await client.post("/v1/solve", content=body, params={"time_limit": time_limit},
-                                      headers={"content-type": "application/json"})
+                r = await client.post(
+                    "/v1/solve",
+                    content=body,
+                    params={"time_limit": time_limit},
+                    headers={"content-type": "application/json"},
+                )
             except httpx.HTTPError as exc:
                 errors.append(f"{name}: {type(exc).__name__} {exc}")
                 continue
@@ -109,10 +113,17 @@ async def run_load(base: str, mix, requests: int, seconds: float, concurrency: i
         wall = time.perf_counter() - started
     done = len(latencies) + sum(1 for e in errors if "HTTP" not in e)
     qs = statistics.quantiles(latencies, n=100) if len(latencies) >= 2 else [0.0] * 99
-    return {"requests": done, "seconds": round(wall, 2), "requests_per_s": round(done / wall, 1),
-            "p50_ms": round(qs[49] * 1000, 1), "p90_ms": round(qs[89] * 1000, 1),
-            "p99_ms": round(qs[98] * 1000, 1), "max_ms": round(max(latencies, default=0) * 1000, 1),
-            "errors": len(errors), "error_samples": errors[:5]}
+    return {
+        "requests": done,
+        "seconds": round(wall, 2),
+        "requests_per_s": round(done / wall, 1),
+        "p50_ms": round(qs[49] * 1000, 1),
+        "p90_ms": round(qs[89] * 1000, 1),
+        "p99_ms": round(qs[98] * 1000, 1),
+        "max_ms": round(max(latencies, default=0) * 1000, 1),
+        "errors": len(errors),
+        "error_samples": errors[:5],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,9 +142,23 @@ def main(argv: list[str] | None = None) -> int:
     mix = load_mix(args.positions)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    cmd = [sys.executable, "-m", "routecalc.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-           "--workers", str(args.workers), "--threads", str(args.threads), "--log-level", "warning",
-           "--no-access-log"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "routecalc.cli",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(args.workers),
+        "--threads",
+        str(args.threads),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+    ]
     started = time.perf_counter()
     server = subprocess.Popen(cmd, cwd=ROOT)
     try:
@@ -149,18 +174,29 @@ def main(argv: list[str] | None = None) -> int:
         ready = time.perf_counter() - started
         rss_before = rss_mib(server.pid)
         # One pass over a slice of the mix so that every worker has solved something before timing.
-        warm = asyncio.run(run_load(base, mix, min(len(mix), 4 * args.concurrency), 60, args.concurrency,
-                                    args.seed + 1, args.time_limit))
-        figures = asyncio.run(run_load(base, mix, args.requests, args.seconds, args.concurrency, args.seed,
-                                       args.time_limit))
+        warm = asyncio.run(
+            run_load(
+                base, mix, min(len(mix), 4 * args.concurrency), 60, args.concurrency, args.seed + 1, args.time_limit
+            )
+        )
+        figures = asyncio.run(
+            run_load(base, mix, args.requests, args.seconds, args.concurrency, args.seed, args.time_limit)
+        )
         rss_after = rss_mib(server.pid)
     finally:
         server.terminate()
         server.wait(30)
-    report = {"positions_in_mix": len(mix), "workers": args.workers, "threads": args.threads,
-              "concurrency": args.concurrency, "server_ready_s": round(ready, 1),
-              "warm_pass_errors": warm["errors"], **figures,
-              "rss_before_mib": round(rss_before, 1), "rss_after_mib": round(rss_after, 1)}
+    report = {
+        "positions_in_mix": len(mix),
+        "workers": args.workers,
+        "threads": args.threads,
+        "concurrency": args.concurrency,
+        "server_ready_s": round(ready, 1),
+        "warm_pass_errors": warm["errors"],
+        **figures,
+        "rss_before_mib": round(rss_before, 1),
+        "rss_after_mib": round(rss_after, 1),
+    }
     width = max(map(len, report))
     for key, value in report.items():
         print(f"{key:<{width}}  {value}")

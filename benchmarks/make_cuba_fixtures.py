@@ -48,6 +48,7 @@ HOME = "Oe"
 def links(hexes: dict[str, dict], grid: Grid) -> dict[str, dict[int, str]]:
     """Per land cell, its linked edges and the neighbour across each: no
     impassable border on either side, a harbor only where it has a path."""
+
     def borders(code: str) -> set[int]:
         return {int(e) for e in re.findall(r"border=edge:(\d+),type:impassable", code)}
 
@@ -100,8 +101,11 @@ def lay(rng: random.Random, hexes: dict[str, dict], linked: dict[str, dict[int, 
             rng.shuffle(free)
             pairs = [(free[i], free[i + 1]) for i in range(0, len(free) - 1, 2)]
             if dense > 1:  # brown: also the gentle curves (paths sharing edges)
-                pairs += [(e, (e + 2) % 6) for e in sorted(edges) if (e + 2) % 6 in edges
-                          and (e, (e + 2) % 6) not in pairs and ((e + 2) % 6, e) not in pairs][:2 * (dense - 1)]
+                pairs += [
+                    (e, (e + 2) % 6)
+                    for e in sorted(edges)
+                    if (e + 2) % 6 in edges and (e, (e + 2) % 6) not in pairs and ((e + 2) % 6, e) not in pairs
+                ][: 2 * (dense - 1)]
             track = "dual" if near_sugar else "broad"
             parts = [f"path=a:{a},b:{b}" + (f",track:{track}" if track != "broad" else "") for a, b in pairs]
         codes[cid] = ";".join(parts)
@@ -141,9 +145,17 @@ def position(rng: random.Random, kind: str, fee: int, dense: int, trains: list) 
         options = {"sugar": sugar}
     elif any(isinstance(t, dict) and t.get("wagon") for t in trains) is False:
         options["wagons"] = rng.sample([1, 2, 2, 3], 2)
-    return {"format": 1, "game": "18Cuba", "layout": base["layout"], "axes": base["axes"],
-            "phase": {"name": "8", "colors": ["yellow", "green", "brown"]}, "hexes": out_hexes,
-            "company": company, "trains": trains, "options": options}
+    return {
+        "format": 1,
+        "game": "18Cuba",
+        "layout": base["layout"],
+        "axes": base["axes"],
+        "phase": {"name": "8", "colors": ["yellow", "green", "brown"]},
+        "hexes": out_hexes,
+        "company": company,
+        "trains": trains,
+        "options": options,
+    }
 
 
 MAJOR_TRAINS = (

@@ -35,10 +35,10 @@ from __future__ import annotations
 import copy
 import json
 import re
-from pathlib import Path
+
+from paths import CORPUS, ROOT
 
 from routecalc.geometry import Grid
-from paths import CORPUS, ROOT
 
 FIXTURES = ROOT / "fixtures"
 
@@ -91,7 +91,7 @@ def tile_board(position: dict, across: int, down: int) -> dict:
         for j in range(down):
             dx, dy = i * step_x, j * step_y + (i * stagger) % 2
 
-            def moved(cell_id: str) -> str:
+            def moved(cell_id: str, dx: int = dx, dy: int = dy) -> str:
                 x, y = grid.coords(cell_id)
                 return grid.cell_id(x + dx, y + dy)
 
@@ -110,14 +110,23 @@ def _corpus(name: str) -> dict:
 
 def _1867_train(name: str, cities: int) -> dict:
     """An 1867 n-train: ``cities`` cities or offboards, towns passed for free."""
-    return {"name": name, "distance": [{"nodes": ["city", "offboard"], "pay": cities, "visit": cities},
-                                       {"nodes": ["town"], "pay": 0, "visit": 99}], "fill": True}
+    return {
+        "name": name,
+        "distance": [
+            {"nodes": ["city", "offboard"], "pay": cities, "visit": cities},
+            {"nodes": ["town"], "pay": 0, "visit": 99},
+        ],
+        "fill": True,
+    }
 
 
 #: 1867's 5+5E: five offboards doubled, cities and towns passed for free.
-EXPRESS_1867 = {"name": "5+5E", "distance": [{"nodes": ["offboard"], "pay": 5, "visit": 5},
-                                             {"nodes": ["city", "town"], "pay": 0, "visit": 99}],
-                "multiplier": 2, "fill": True}
+EXPRESS_1867 = {
+    "name": "5+5E",
+    "distance": [{"nodes": ["offboard"], "pay": 5, "visit": 5}, {"nodes": ["city", "town"], "pay": 0, "visit": 99}],
+    "multiplier": 2,
+    "fill": True,
+}
 
 
 def stress_positions() -> dict[str, tuple[dict, str]]:
@@ -131,9 +140,17 @@ def stress_positions() -> dict[str, tuple[dict, str]]:
     big["trains"] = ["8", "6"]
 
     express = densify(late_1830)
-    express["trains"] = ["8E", {"name": "6E", "distance": [{"nodes": ["city", "offboard"], "pay": 6, "visit": 99},
-                                                          {"nodes": ["town"], "pay": 0, "visit": 99}],
-                                "multiplier": 2}]
+    express["trains"] = [
+        "8E",
+        {
+            "name": "6E",
+            "distance": [
+                {"nodes": ["city", "offboard"], "pay": 6, "visit": 99},
+                {"nodes": ["town"], "pay": 0, "visit": 99},
+            ],
+            "multiplier": 2,
+        },
+    ]
 
     late_1828 = densify(tile_board(late_1830, 2, 1))
     late_1828["trains"] = ["D", "8E"]
@@ -144,19 +161,36 @@ def stress_positions() -> dict[str, tuple[dict, str]]:
     final_1867 = densify(_corpus("1867/navig18xx_1867_bc_CNR.json"))
     final_1867["trains"] = [EXPRESS_1867, _1867_train("8", 8)]
     return {
-        "stress-1867-towns": (late_1867, "1867 corpus board 21268-a994 (C&O, late game, no_hex_twice, Timmins "
-                                         "bonus), densified; its own 5 and 7 trains (towns free and unlimited)"),
+        "stress-1867-towns": (
+            late_1867,
+            "1867 corpus board 21268-a994 (C&O, late game, no_hex_twice, Timmins "
+            "bonus), densified; its own 5 and 7 trains (towns free and unlimited)",
+        ),
         "stress-1867-two-d": (two_d, "the same densified 1867 board with two D trains"),
-        "stress-c2c-size-8": (big, "four copies of the 1830 corpus board 1830_game_end_bank-a652 (NYC), "
-                                   "2 x 2, densified (an 18C2C-size map), an 8-train and a 6-train"),
-        "stress-express": (express, "1830 corpus board 1830_game_end_bank-a652 (NYC), densified, an 8E "
-                                    "and a doubled 6E that passes towns for free"),
-        "stress-1828-d-8e": (late_1828, "two copies of the 1830 corpus board 1830_game_end_bank-a652 (NYC) side "
-                                        "by side, densified (a late 1828-size map), a D and an 8E train"),
-        "stress-1889-two-d": (island, "18Chesapeake corpus board 3055-a600 (SRR, phase D; a small island map "
-                                      "of 1889's size), densified, two D trains"),
-        "stress-1867-express-8": (final_1867, "1867 corpus board navig18xx_1867_bc_CNR (the final round), "
-                                              "densified, 1867's 5+5E express and an 8-train"),
+        "stress-c2c-size-8": (
+            big,
+            "four copies of the 1830 corpus board 1830_game_end_bank-a652 (NYC), "
+            "2 x 2, densified (an 18C2C-size map), an 8-train and a 6-train",
+        ),
+        "stress-express": (
+            express,
+            "1830 corpus board 1830_game_end_bank-a652 (NYC), densified, an 8E "
+            "and a doubled 6E that passes towns for free",
+        ),
+        "stress-1828-d-8e": (
+            late_1828,
+            "two copies of the 1830 corpus board 1830_game_end_bank-a652 (NYC) side "
+            "by side, densified (a late 1828-size map), a D and an 8E train",
+        ),
+        "stress-1889-two-d": (
+            island,
+            "18Chesapeake corpus board 3055-a600 (SRR, phase D; a small island map "
+            "of 1889's size), densified, two D trains",
+        ),
+        "stress-1867-express-8": (
+            final_1867,
+            "1867 corpus board navig18xx_1867_bc_CNR (the final round), densified, 1867's 5+5E express and an 8-train",
+        ),
     }
 
 
@@ -176,8 +210,15 @@ def main() -> None:
     for name, (position, how) in stress_positions().items():
         path = FIXTURES / f"{name}.json"
         optimum, proved_by = OPTIMA[name]
-        data = {"position": position, "reference": {"built": how, "by": "benchmarks/make_stress_fixtures.py",
-                                                    "optimum": optimum, "proved_by": proved_by}}
+        data = {
+            "position": position,
+            "reference": {
+                "built": how,
+                "by": "benchmarks/make_stress_fixtures.py",
+                "optimum": optimum,
+                "proved_by": proved_by,
+            },
+        }
         path.write_text(json.dumps(data, indent=1) + "\n")
         print(f"{path.relative_to(ROOT)}: {len(position['hexes'])} cells, trains {position['trains']}")
 

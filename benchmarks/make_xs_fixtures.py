@@ -47,11 +47,7 @@ def stop(sides, **keys) -> str:
 
 
 def mesh_sides(x: int, y: int, width: int, height: int) -> list[int]:
-    return [
-        e
-        for e, ok in ((0, y < height - 1), (1, x > 0), (2, y > 0), (3, x < width - 1))
-        if ok
-    ]
+    return [e for e, ok in ((0, y < height - 1), (1, x > 0), (2, y > 0), (3, x < width - 1)) if ok]
 
 
 def position(hexes: list[dict], **options) -> dict:
@@ -78,9 +74,7 @@ def three_lcs() -> dict:
         for x, spec in enumerate(row):
             sides = mesh_sides(x, y, 3, 3)
             if spec[0] == "city":
-                code = stop(
-                    sides, color=spec[1], **({"goods": spec[2]} if spec[2] else {})
-                )
+                code = stop(sides, color=spec[1], **({"goods": spec[2]} if spec[2] else {}))
             elif spec[0] == "lc":
                 code = stop(sides, kind="lc")
             else:

@@ -24,6 +24,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from paths import CORPUS, ROOT
 
 from routecalc.graph import compile_position
 from routecalc.model import load_position
@@ -32,7 +33,6 @@ from routecalc.solvers.auto import solve_auto
 from routecalc.solvers.cpsat import solve_cpsat
 from routecalc.solvers.fast import solve_fast
 from routecalc.validate import RouteSetValidator
-from paths import CORPUS, ROOT
 
 STRESS = sorted((ROOT / "fixtures").glob("stress-*.json"))
 FAST_ALONE_SECONDS = 30.0
@@ -61,10 +61,12 @@ def corpus_table() -> list[dict]:
         auto, auto_s = timed(solve_auto, position)
         for answer in (cp, auto):
             if answer["status"] != "optimal" or (oracle["exact"] and answer["revenue"] != oracle["total"]):
-                raise AssertionError(f"{name}: {answer['solver']} {answer['revenue']} {answer['status']}, "
-                                     f"oracle {oracle}")
-        rows.append({"position": name, "revenue": cp["revenue"], "cpsat_s": cp_s, "auto": auto["solver"],
-                     "auto_s": auto_s})
+                raise AssertionError(
+                    f"{name}: {answer['solver']} {answer['revenue']} {answer['status']}, oracle {oracle}"
+                )
+        rows.append(
+            {"position": name, "revenue": cp["revenue"], "cpsat_s": cp_s, "auto": auto["solver"], "auto_s": auto_s}
+        )
     return rows
 
 
@@ -72,8 +74,10 @@ def format_table(rows: list[dict], slowest: int | None = None) -> list[str]:
     head = f"{'position':42} {'revenue':>7} {'cpsat ms':>9} {'auto ran':>8} {'auto ms':>8}"
     shown = rows if slowest is None else sorted(rows, key=lambda r: -r["cpsat_s"])[:slowest]
     lines = [head, "-" * len(head)]
-    lines += [f"{r['position']:42} {r['revenue']:7} {1000 * r['cpsat_s']:9.1f} {r['auto']:>8} "
-              f"{1000 * r['auto_s']:8.1f}" for r in shown]
+    lines += [
+        f"{r['position']:42} {r['revenue']:7} {1000 * r['cpsat_s']:9.1f} {r['auto']:>8} {1000 * r['auto_s']:8.1f}"
+        for r in shown
+    ]
     groups: dict[str, list[dict]] = {}
     for r in rows:
         groups.setdefault(r["position"].split("/")[0], []).append(r)
@@ -82,9 +86,12 @@ def format_table(rows: list[dict], slowest: int | None = None) -> list[str]:
     for name, rs in groups.items():
         cp = [r["cpsat_s"] for r in rs]
         choices = {s: sum(r["auto"] == s for r in rs) for s in sorted({r["auto"] for r in rs})}
-        lines.append(f"{name:14} {len(rs):4} positions: cpsat median {1000 * statistics.median(cp):6.1f} ms, "
-                     f"worst {1000 * max(cp):7.1f} ms; auto median {1000 * statistics.median(r['auto_s'] for r in rs):6.1f}"
-                     f" ms, ran {choices}")
+        lines.append(
+            f"{name:14} {len(rs):4} positions: cpsat median {1000 * statistics.median(cp):6.1f} ms, "
+            f"worst {1000 * max(cp):7.1f} ms; auto median "
+            f"{1000 * statistics.median(r['auto_s'] for r in rs):6.1f}"
+            f" ms, ran {choices}"
+        )
     return lines
 
 
@@ -102,8 +109,12 @@ def test_bench_cpsat_corpus(benchmark, request):
     benchmark.group = "cpsat corpus"
     benchmark.pedantic(lambda: rows.extend(corpus_table()), rounds=1, iterations=1)
     cp = [r["cpsat_s"] for r in rows]
-    benchmark.extra_info.update(positions=len(rows), cpsat_median_s=statistics.median(cp), cpsat_worst_s=max(cp),
-                                auto_ran={s: sum(r["auto"] == s for r in rows) for s in {r["auto"] for r in rows}})
+    benchmark.extra_info.update(
+        positions=len(rows),
+        cpsat_median_s=statistics.median(cp),
+        cpsat_worst_s=max(cp),
+        auto_ran={s: sum(r["auto"] == s for r in rows) for s in {r["auto"] for r in rows}},
+    )
     report(request, format_table(rows, slowest=12))
 
 
@@ -123,11 +134,20 @@ def test_bench_auto_on_stress(benchmark, request, path):
     answer = benchmark.pedantic(solve_auto, args=(position, compile_position(position)), rounds=3, iterations=1)
     assert (answer["status"], answer["revenue"]) == ("optimal", alone["revenue"])
     assert RouteSetValidator(position).validate(answer["routes"])["revenue"] == answer["revenue"]
-    benchmark.extra_info.update(revenue=answer["revenue"], solver=answer["solver"],
-                                why=answer["stats"]["auto"]["why"], under_10_s=benchmark.stats.stats.max < 10)
-    report(request, [f"{path.stem}: auto {answer['revenue']} {answer['status']} by {answer['solver']} in "
-                     f"{benchmark.stats.stats.min:.2f}-{benchmark.stats.stats.max:.2f} s "
-                     f"(CP-SAT alone {alone['stats']['seconds']:.2f} s); {answer['stats']['auto']['why']}"])
+    benchmark.extra_info.update(
+        revenue=answer["revenue"],
+        solver=answer["solver"],
+        why=answer["stats"]["auto"]["why"],
+        under_10_s=benchmark.stats.stats.max < 10,
+    )
+    report(
+        request,
+        [
+            f"{path.stem}: auto {answer['revenue']} {answer['status']} by {answer['solver']} in "
+            f"{benchmark.stats.stats.min:.2f}-{benchmark.stats.stats.max:.2f} s "
+            f"(CP-SAT alone {alone['stats']['seconds']:.2f} s); {answer['stats']['auto']['why']}"
+        ],
+    )
 
 
 @pytest.mark.parametrize("path", STRESS, ids=lambda p: p.stem)
@@ -135,15 +155,29 @@ def test_bench_fast_alone_on_stress(benchmark, request, path):
     warm_up()
     position, alone = stress(path)
     benchmark.group = "stress: fast solver alone"
-    answer = benchmark.pedantic(solve_fast, args=(position, compile_position(position)),
-                                kwargs={"time_limit": FAST_ALONE_SECONDS}, rounds=1, iterations=1)
+    answer = benchmark.pedantic(
+        solve_fast,
+        args=(position, compile_position(position)),
+        kwargs={"time_limit": FAST_ALONE_SECONDS},
+        rounds=1,
+        iterations=1,
+    )
     assert answer["revenue"] <= alone["revenue"] <= answer["bound"]
     stats = answer["stats"]
-    benchmark.extra_info.update(status=answer["status"], revenue=answer["revenue"], bound=answer["bound"],
-                                routes_enumerated=stats["routes_enumerated"])
-    report(request, [f"{path.stem}: fast alone {answer['status']} {answer['revenue']} (bound {answer['bound']}, "
-                     f"optimum {alone['revenue']}) after {stats['routes_enumerated']:,} routes in "
-                     f"{benchmark.stats.stats.min:.1f} s (limit {FAST_ALONE_SECONDS:g} s)"])
+    benchmark.extra_info.update(
+        status=answer["status"],
+        revenue=answer["revenue"],
+        bound=answer["bound"],
+        routes_enumerated=stats["routes_enumerated"],
+    )
+    report(
+        request,
+        [
+            f"{path.stem}: fast alone {answer['status']} {answer['revenue']} (bound {answer['bound']}, "
+            f"optimum {alone['revenue']}) after {stats['routes_enumerated']:,} routes in "
+            f"{benchmark.stats.stats.min:.1f} s (limit {FAST_ALONE_SECONDS:g} s)"
+        ],
+    )
 
 
 if __name__ == "__main__":

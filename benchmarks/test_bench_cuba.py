@@ -30,8 +30,11 @@ def test_bench_cuba_board(benchmark, name):
     benchmark.group = f"18Cuba board {name}"
     cpu = time.process_time()
     answer = benchmark.pedantic(solve, args=(position,), rounds=5, warmup_rounds=1, iterations=1)
-    benchmark.extra_info.update(routes=answer["stats"].get("routes_kept", 0), path=answer["solver"],
-                                cpu_seconds_per_round=round((time.process_time() - cpu) / 6, 4))
+    benchmark.extra_info.update(
+        routes=answer["stats"].get("routes_kept", 0),
+        path=answer["solver"],
+        cpu_seconds_per_round=round((time.process_time() - cpu) / 6, 4),
+    )
     assert answer["status"] == "optimal"
 
 
@@ -41,8 +44,7 @@ def test_bench_cuba_board_reference(benchmark, name):
     position = load_position(json.loads((BOARD / f"{name}.json").read_text()))
     benchmark.group = f"18Cuba board {name}"
     cpu = time.process_time()
-    old = benchmark.pedantic(solve_cuba, args=(position, Limits(time_limit=REFERENCE_SECONDS)), rounds=1,
-                             iterations=1)
+    old = benchmark.pedantic(solve_cuba, args=(position, Limits(time_limit=REFERENCE_SECONDS)), rounds=1, iterations=1)
     benchmark.extra_info.update(status=old["status"], cpu_seconds=round(time.process_time() - cpu, 4))
     if old["status"] == "optimal":
         assert solve(position)["revenue"] == old["revenue"]

@@ -20,11 +20,11 @@ import time
 from pathlib import Path
 
 import pytest
+from paths import CORPUS
 
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.solvers.fast import solve_fast, warm_up
-from paths import CORPUS
 
 GENERIC = CORPUS / "generic"
 NAVIG = ["GW", "CO", "CNR"]
@@ -55,9 +55,12 @@ def test_bench_navig18xx(benchmark, company):
     benchmark.group = "navig18xx 1867 final round"
     answer = benchmark.pedantic(solve, args=(position,), rounds=5, warmup_rounds=1, iterations=1)
     assert answer["revenue"] == reference["oracle"]["total"] and answer["status"] == "optimal"
-    benchmark.extra_info.update(routes_enumerated=answer["stats"]["routes_enumerated"],
-                                navig18xx_seconds=reference["earlier_run"]["total_s"],
-                                revenue=answer["revenue"], navig18xx_revenue=reference["best"]["revenue"])
+    benchmark.extra_info.update(
+        routes_enumerated=answer["stats"]["routes_enumerated"],
+        navig18xx_seconds=reference["earlier_run"]["total_s"],
+        revenue=answer["revenue"],
+        navig18xx_revenue=reference["best"]["revenue"],
+    )
 
 
 def test_bench_generic_corpus(benchmark, request):

@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
+from paths import CORPUS
 
 from routecalc.api import solve
 from routecalc.model import load_position
 from routecalc.solvers import DEFAULT_SOLVER
-from paths import CORPUS
 
 IRELAND = CORPUS / "18Ireland"
 FILES = sorted(IRELAND.glob("*.json"))

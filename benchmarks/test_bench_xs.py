@@ -58,12 +58,8 @@ def test_bench_xs_plan(benchmark, name, actions, search):
     position = board(name, actions)
     benchmark.group = f"18XS {name}, {actions} actions"
     rounds = 3 if search == "new" else 1
-    answer, cpu = benchmark.pedantic(
-        timed, args=(search, position), rounds=rounds, iterations=1
-    )
-    benchmark.extra_info.update(
-        revenue=answer["revenue"], status=answer["status"], cpu_seconds=round(cpu, 4)
-    )
+    answer, cpu = benchmark.pedantic(timed, args=(search, position), rounds=rounds, iterations=1)
+    benchmark.extra_info.update(revenue=answer["revenue"], status=answer["status"], cpu_seconds=round(cpu, 4))
     if search == "new":
         assert answer["status"] == "optimal"
         reference = solve_xs(position, Limits(REFERENCE_LIMIT))
@@ -74,9 +70,7 @@ def test_bench_xs_plan(benchmark, name, actions, search):
 
 def table(cases=CASES) -> None:
     """Both searches on every case, one after the other: wall and CPU seconds, ratio reference / new."""
-    print(
-        "| actions | board | reference s (CPU s) | new s (CPU s) | ratio | revenue: reference / new |"
-    )
+    print("| actions | board | reference s (CPU s) | new s (CPU s) | ratio | revenue: reference / new |")
     print("|---|---|---|---|---|---|")
     for name, actions in cases:
         position = board(name, actions)

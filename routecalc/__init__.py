@@ -15,14 +15,23 @@ import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from .board import Position
 from .errors import PositionError, RoutecalcError, RouteViolation
-from .model import Position, load_position, load_position_file
+from .model import load_position, load_position_file
 
 if TYPE_CHECKING:
     from .api import solve, validate
 
-__all__ = ["Position", "PositionError", "RouteViolation", "RoutecalcError", "load_position", "load_position_file",
-           "solve", "validate"]
+__all__ = [
+    "Position",
+    "PositionError",
+    "RouteViolation",
+    "RoutecalcError",
+    "load_position",
+    "load_position_file",
+    "solve",
+    "validate",
+]
 
 _FROM_API = ("solve", "validate")
 

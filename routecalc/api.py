@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import deadline
+from .board import Position
 from .errors import PositionError
 from .games import question
 from .graph import compile_position
 from .limits import Limits
-from .model import Position, load_position
+from .model import load_position
 from .solvers import DEFAULT_SOLVER, SOLVERS
 from .validate import RouteSetValidator
 
 
-def as_position(position: Position | dict) -> Position:
+def as_position(position: Position | dict[str, Any]) -> Position:
     return position if isinstance(position, Position) else load_position(position)
 
 
-def solve(position: Position | dict, solver: str = DEFAULT_SOLVER, *, time_limit: float | None = None,
-          route_limit: int | None = None, progress: Callable[[float], None] | None = None) -> dict:
+def solve(
+    position: Position | dict[str, Any],
+    solver: str = DEFAULT_SOLVER,
+    *,
+    time_limit: float | None = None,
+    route_limit: int | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> dict[str, Any]:
     """The maximum-revenue route set of the operating company (or the game's own
     answer). ``time_limit`` covers everything from here: reading, compiling and
     every solver phase."""
@@ -38,7 +46,7 @@ def solve(position: Position | dict, solver: str = DEFAULT_SOLVER, *, time_limit
         return answer if asked.finish is None else asked.finish(position, graph, answer, limits)
 
 
-def validate(position: Position | dict, routes: Any) -> dict:
+def validate(position: Position | dict[str, Any], routes: Any) -> dict[str, Any]:
     """Score proposed routes, or raise RouteViolation naming the broken rule."""
     position = as_position(position)
     asked = question(position.game)

@@ -77,7 +77,7 @@ class Cell:
 @dataclass
 class Position:
     game: str
-    rules: "RuleSet"
+    rules: RuleSet
     grid: Grid
     phase_name: str
     phase_colors: tuple[str, ...]

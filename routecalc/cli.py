@@ -1,4 +1,4 @@
-"""The ``routecalc`` command: solve, validate, demo, render, serve.
+"""The ``routecalc`` command: solve, validate, demo, render, serve, schema.
 
 Exit status: 0 fine, 1 a route breaks a rule, 2 bad input.
 
@@ -23,7 +23,7 @@ from .errors import PositionError, RouteViolation
 from .model import Position, load_position, read_json
 from .solvers import DEFAULT_SOLVER, KERNEL_SOLVERS, SOLVERS
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "examples"  # fixtures/ in the source tree, shipped in the wheel
 DEMO_FIXTURE = FIXTURES / "1830-late.json"
 #: seconds ``routecalc solve`` (and ``render --solve``) may take unless told otherwise (as the service's default)
 DEFAULT_TIME_LIMIT = 30.0
@@ -59,7 +59,9 @@ def print_pretty(answer: dict, title: str = "") -> None:
         table.add_row(route["train"], stops, str(route["revenue"]))
     for transport in answer.get("plan", []):
         cells = " - ".join(transport["cells"])
-        table.add_row(f"{transport['cube']['color']} cube", f"{cells} ({transport['to_kind']})", str(transport["income"]))
+        table.add_row(
+            f"{transport['cube']['color']} cube", f"{cells} ({transport['to_kind']})", str(transport["income"])
+        )
     for part in answer.get("parts", []):  # revenue that is not a route's (18Cuba's sugar, fees, ...)
         table.add_row(part["name"], part["detail"], str(part["amount"]))
     table.add_row("", "[bold]total[/bold]", f"[bold]{answer['revenue']}[/bold]")
@@ -68,8 +70,10 @@ def print_pretty(answer: dict, title: str = "") -> None:
     if "connect" in answer:
         console.print(connect_line(answer["connect"]))
     stats = answer.get("stats", {})
-    console.print(f"status {answer['status']}, bound {answer['bound']}, solver {answer['solver']}, "
-                  + ", ".join(f"{k} {v}" for k, v in stats.items()))
+    console.print(
+        f"status {answer['status']}, bound {answer['bound']}, solver {answer['solver']}, "
+        + ", ".join(f"{k} {v}" for k, v in stats.items())
+    )
 
 
 def connect_line(connect: dict) -> str:
@@ -112,8 +116,9 @@ def cmd_solve(args) -> int:
             from . import api
 
             with progress_bar(args.progress, path) as progress:
-                answer = api.solve(position, args.solver, time_limit=left,
-                                   route_limit=args.route_limit, progress=progress)
+                answer = api.solve(
+                    position, args.solver, time_limit=left, route_limit=args.route_limit, progress=progress
+                )
         except PositionError as exc:
             out = {"file": path, "error": str(exc), "where": exc.where}
             print(json.dumps(out), flush=True)
@@ -161,8 +166,10 @@ def cmd_demo(args) -> int:
     ready_to_solve(args.solver)
     from . import api
 
-    print(f"{DEMO_FIXTURE.name}: {position.company} runs {', '.join(t.name for t in position.trains)} "
-          f"in phase {position.phase_name}")
+    print(
+        f"{DEMO_FIXTURE.name}: {position.company} runs {', '.join(t.name for t in position.trains)} "
+        f"in phase {position.phase_name}"
+    )
     print_pretty(api.solve(position, args.solver), title=f"{position.company}: what must it run?")
     return 0
 
@@ -206,58 +213,107 @@ def cmd_serve(args) -> int:
 
     if not args.allowed_host:  # the bound address, and its names on the loopback
         loopback = args.host in ("127.0.0.1", "localhost", "::1")
-        args.allowed_host = ["*"] if args.host in ("0.0.0.0", "::", "") else \
-            [args.host] + (["127.0.0.1", "localhost", "::1"] if loopback else [])
+        args.allowed_host = (
+            ["*"]
+            if args.host in ("0.0.0.0", "::", "")
+            else [args.host] + (["127.0.0.1", "localhost", "::1"] if loopback else [])
+        )
     args.allowed_host = ",".join(args.allowed_host)
     args.cors_origin = ",".join(args.cors_origin) if args.cors_origin else None
-    for option, env in (("max_body", "ROUTECALC_MAX_BODY"), ("max_time_limit", "ROUTECALC_MAX_TIME_LIMIT"),
-                        ("threads", "ROUTECALC_SOLVE_THREADS"), ("queue", "ROUTECALC_QUEUE"),
-                        ("allowed_host", "ROUTECALC_ALLOWED_HOSTS"), ("cors_origin", "ROUTECALC_CORS_ORIGINS")):
+    for option, env in (
+        ("max_body", "ROUTECALC_MAX_BODY"),
+        ("max_time_limit", "ROUTECALC_MAX_TIME_LIMIT"),
+        ("threads", "ROUTECALC_SOLVE_THREADS"),
+        ("queue", "ROUTECALC_QUEUE"),
+        ("allowed_host", "ROUTECALC_ALLOWED_HOSTS"),
+        ("cors_origin", "ROUTECALC_CORS_ORIGINS"),
+    ):
         if getattr(args, option) is not None:
             os.environ[env] = str(getattr(args, option))
-    uvicorn.run("service.app:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
-                log_level=args.log_level, access_log=args.access_log, http=GuardedH11Protocol)
+    uvicorn.run(
+        "service.app:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level=args.log_level,
+        access_log=args.access_log,
+        http=GuardedH11Protocol,
+    )
     return 0
 
 
 def cmd_batch(args) -> int:
     from .batch import cli_batch
+
     return cli_batch(args)
 
 
 def cmd_bench(args) -> int:
     from .bench import cli_bench
+
     return cli_bench(args)
 
 
 def add_batch_options(parser: argparse.ArgumentParser) -> None:
     """How ``batch`` and ``bench`` spread the work (the engine and its workers) and limit each solve."""
-    parser.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT,
-                        help=f"seconds per position (default {DEFAULT_TIME_LIMIT:g})")
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=DEFAULT_TIME_LIMIT,
+        help=f"seconds per position (default {DEFAULT_TIME_LIMIT:g})",
+    )
     parser.add_argument("--route-limit", type=int, default=None, metavar="N", help="routes per train at most")
-    parser.add_argument("--engine", default="auto", choices=["auto", "ray", "processes", "inline"],
-                        help="auto: Ray when installed, else local processes")
+    parser.add_argument(
+        "--engine",
+        default="auto",
+        choices=["auto", "ray", "processes", "inline"],
+        help="auto: Ray when installed, else local processes",
+    )
     parser.add_argument("--address", default=None, metavar="HOST:PORT", help="join this Ray cluster")
     parser.add_argument("--workers", type=int, default=None, help="default: every CPU (of the cluster)")
     parser.add_argument("--batch-size", type=int, default=None, metavar="N", help="positions per task")
     parser.add_argument("--resume", action="store_true", help="keep the output's lines and skip their positions")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
-    parser.add_argument("--external", action="append", default=[], metavar='"[NAME=]CMD {file}"',
-                        help="another solver: reads the position file, prints an answer")
+    parser.add_argument(
+        "--external",
+        action="append",
+        default=[],
+        metavar='"[NAME=]CMD {file}"',
+        help="another solver: reads the position file, prints an answer",
+    )
+
+
+def cmd_schema(args) -> int:
+    from .schemas import schema_text
+
+    sys.stdout.write(schema_text(args.name))
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from importlib.metadata import version
+
     parser = argparse.ArgumentParser(prog="routecalc", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('routecalc')}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     solve = sub.add_parser("solve", help="best routes for one or more positions")
     solve.add_argument("positions", nargs="+", metavar="POSITION.json")
     solve.add_argument("--solver", default=DEFAULT_SOLVER, choices=sorted(SOLVERS))
-    solve.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT,
-                       help=f"seconds (default {DEFAULT_TIME_LIMIT:g}); a solve it stops answers the best found, "
-                            "status feasible")
-    solve.add_argument("--route-limit", type=int, default=None, metavar="N",
-                       help="routes enumerated per train at most (the answer may then be feasible, not optimal)")
+    solve.add_argument(
+        "--time-limit",
+        type=float,
+        default=DEFAULT_TIME_LIMIT,
+        help=f"seconds (default {DEFAULT_TIME_LIMIT:g}); a solve it stops answers the best found, status feasible",
+    )
+    solve.add_argument(
+        "--route-limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="routes enumerated per train at most (the answer may then be feasible, not optimal)",
+    )
     solve.add_argument("--progress", action="store_true", help="a progress bar on standard error for long solves")
     solve.add_argument("--pretty", action="store_true", help="a readable table")
     solve.set_defaults(func=cmd_solve)
@@ -277,8 +333,12 @@ def build_parser() -> argparse.ArgumentParser:
     drawn.add_argument("--routes", metavar="ROUTES.json", help="draw these routes (validated and scored first)")
     drawn.add_argument("--solve", action="store_true", help="draw the best routes")
     render.add_argument("--solver", default=DEFAULT_SOLVER, choices=sorted(SOLVERS))
-    render.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT,
-                        help=f"seconds, with --solve (default {DEFAULT_TIME_LIMIT:g})")
+    render.add_argument(
+        "--time-limit",
+        type=float,
+        default=DEFAULT_TIME_LIMIT,
+        help=f"seconds, with --solve (default {DEFAULT_TIME_LIMIT:g})",
+    )
     render.add_argument("-o", "--output", default="-", metavar="BOARD.svg", help="default: standard output")
     render.set_defaults(func=cmd_render)
 
@@ -287,16 +347,32 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
     serve.add_argument("--threads", type=int, default=None, help="solve threads per worker (default: cores)")
-    serve.add_argument("--max-time-limit", type=float, default=None,
-                       help="seconds; caps a request's time_limit and is its default (default 30)")
+    serve.add_argument(
+        "--max-time-limit",
+        type=float,
+        default=None,
+        help="seconds; caps a request's time_limit and is its default (default 30)",
+    )
     serve.add_argument("--max-body", type=int, default=None, help="request body limit in bytes (default 1000000)")
-    serve.add_argument("--queue", type=int, default=None,
-                       help="requests waiting for a solve thread at most; beyond them 503 (default 8)")
-    serve.add_argument("--allowed-host", action="append", metavar="NAME",
-                       help="a Host header name served (repeat; '*' any); default: the --host address "
-                            "(and the loopback names), any for 0.0.0.0")
-    serve.add_argument("--cors-origin", action="append", metavar="ORIGIN",
-                       help="a web origin allowed to call the service from its pages (repeat); default none")
+    serve.add_argument(
+        "--queue",
+        type=int,
+        default=None,
+        help="requests waiting for a solve thread at most; beyond them 503 (default 8)",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        help="a Host header name served (repeat; '*' any); default: the --host address "
+        "(and the loopback names), any for 0.0.0.0",
+    )
+    serve.add_argument(
+        "--cors-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="a web origin allowed to call the service from its pages (repeat); default none",
+    )
     serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     serve.add_argument("--no-access-log", dest="access_log", action="store_false")
     serve.set_defaults(func=cmd_serve)
@@ -311,10 +387,19 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="solvers against each other and the corpus figures: table and plots")
     bench.add_argument("inputs", nargs="+", metavar="CORPUS", help="position files, folders, JSON-lines files")
     bench.add_argument("--solvers", default="auto,fast,cpsat", help="comma-separated (default: auto,fast,cpsat)")
-    bench.add_argument("-o", "--output", default="bench", metavar="FOLDER",
-                       help="results.jsonl, report.md, times.svg/png, revenue.svg/png (default: bench)")
+    bench.add_argument(
+        "-o",
+        "--output",
+        default="bench",
+        metavar="FOLDER",
+        help="results.jsonl, report.md, times.svg/png, revenue.svg/png (default: bench)",
+    )
     add_batch_options(bench)
     bench.set_defaults(func=cmd_bench)
+
+    schema = sub.add_parser("schema", help="print the JSON Schema of a position or of an answer")
+    schema.add_argument("name", choices=["position", "answer"])
+    schema.set_defaults(func=cmd_schema)
     return parser
 
 

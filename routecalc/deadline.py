@@ -24,7 +24,6 @@ from contextvars import ContextVar
 
 from .errors import TimeLimitError
 
-
 #: Seconds past its limit that work with no partial answer (reading a position,
 #: compiling it, building a model) may go on before it is stopped: a small
 #: position read with a tiny limit is still solved (``feasible``). Within the
@@ -105,8 +104,11 @@ def within(seconds: float | None = None, deadline: Deadline | None = None) -> It
     from now; an enclosing deadline that ends sooner still holds."""
     outer = _current.get()
     if deadline is None:
-        if outer is not None and outer.at is not None and (seconds is None or
-                                                           outer.at - time.perf_counter() <= seconds):
+        if (
+            outer is not None
+            and outer.at is not None
+            and (seconds is None or outer.at - time.perf_counter() <= seconds)
+        ):
             yield outer
             return
         deadline = Deadline(seconds, parent=outer)

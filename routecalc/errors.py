@@ -8,6 +8,8 @@ carries the rule's short name so callers can branch on it.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RoutecalcError(Exception):
     """Base of every error the engine raises on purpose."""
@@ -30,8 +32,7 @@ class RouteViolation(RoutecalcError):
     people, ``choices`` the alternatives when the rule is ``ambiguous``.
     """
 
-    def __init__(self, rule: str, detail: str, route: int | None = None,
-                 choices: list | None = None):
+    def __init__(self, rule: str, detail: str, route: int | None = None, choices: list[Any] | None = None):
         self.rule = rule
         self.detail = detail
         self.route = route
@@ -39,8 +40,8 @@ class RouteViolation(RoutecalcError):
         where = f"route {route}: " if route is not None else ""
         super().__init__(f"{where}{rule}: {detail}")
 
-    def to_json(self) -> dict:
-        out = {"rule": self.rule, "detail": self.detail, "route": self.route}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"rule": self.rule, "detail": self.detail, "route": self.route}
         if self.choices:
             out["choices"] = self.choices
         return out

@@ -58,13 +58,16 @@ class Grid:
     x_axis: str = "letter"  # "letter" or "number"
 
     @classmethod
-    def make(cls, layout: str, axes: dict | None) -> "Grid":
+    def make(cls, layout: str, axes: dict | None) -> Grid:
         if not isinstance(layout, str) or layout not in EDGE_DELTAS:
             raise PositionError("layout", f"unknown layout {layout!r} (flat, pointy or square)")
         axes = axes if axes is not None else DEFAULT_AXES[layout]
-        if not isinstance(axes, dict) or set(axes) != {"x", "y"} or \
-                sorted(map(str, axes.values())) != ["letter", "number"]:
-            raise PositionError("axes", "must be {\"x\": \"letter\"|\"number\", \"y\": the other}")
+        if (
+            not isinstance(axes, dict)
+            or set(axes) != {"x", "y"}
+            or sorted(map(str, axes.values())) != ["letter", "number"]
+        ):
+            raise PositionError("axes", 'must be {"x": "letter"|"number", "y": the other}')
         return cls(layout, axes["x"])
 
     @property
@@ -82,8 +85,11 @@ class Grid:
         """Coordinates of a cell id; raises PositionError for a malformed id."""
         m = _CELL_ID.fullmatch(cell_id) if isinstance(cell_id, str) else None
         if not m:
-            raise PositionError(f"cell {cell_id!r}", "bad cell id (expected up to 3 capital letters then a number "
-                                                     "of up to 4 digits without leading zeros, e.g. F10)")
+            raise PositionError(
+                f"cell {cell_id!r}",
+                "bad cell id (expected up to 3 capital letters then a number "
+                "of up to 4 digits without leading zeros, e.g. F10)",
+            )
         letter, number = letter_index(m.group(1)), int(m.group(2)) - 1
         return (letter, number) if self.x_axis == "letter" else (number, letter)
 
@@ -99,8 +105,11 @@ class Grid:
         parity = sum(self.coords(cell_id)) % 2
         if parity != sum(self.coords(first)) % 2:
             names = ("even", "odd")
-            raise PositionError(f"cell {cell_id}", f"not on the board's hex grid: x + y is {names[parity]} here "
-                                                   f"but {names[1 - parity]} in {first} (doubled coordinates)")
+            raise PositionError(
+                f"cell {cell_id}",
+                f"not on the board's hex grid: x + y is {names[parity]} here "
+                f"but {names[1 - parity]} in {first} (doubled coordinates)",
+            )
 
     def neighbor_coords(self, x: int, y: int, edge: int) -> tuple[int, int]:
         dx, dy = EDGE_DELTAS[self.layout][edge]

@@ -165,9 +165,11 @@ def compile_position(position: Position) -> TrackGraph:
     flags = np.zeros(len(stops), dtype=np.uint8)
     groups = np.zeros(len(stops), dtype=np.uint64)
     for s, node in enumerate(stops):
-        flags[s] = ((END_ONLY if rules.end_only(node) else 0)
-                    | (BLOCKED if rules.blocked(node, position.company) else 0)
-                    | (TOKEN if rules.has_token(node, position.company) else 0))
+        flags[s] = (
+            (END_ONLY if rules.end_only(node) else 0)
+            | (BLOCKED if rules.blocked(node, position.company) else 0)
+            | (TOKEN if rules.has_token(node, position.company) else 0)
+        )
         for role in rules.stop_roles(node, position):
             flags[s] |= ROLE_FLAGS[role]
         for g in node.groups:
@@ -215,8 +217,7 @@ def compile_position(position: Position) -> TrackGraph:
     def other_end(p, from_end: End) -> End:
         return p.b if p.a == from_end else p.a
 
-    def walk(start: int, pi: int, from_end: End, pieces: list, used: set, edges: int,
-             cells: list, gauge: int):
+    def walk(start: int, pi: int, from_end: End, pieces: list, used: set, edges: int, cells: list, gauge: int):
         p = paths[pi]
         gauge &= track_gauge[pi]
         if not gauge:
@@ -231,11 +232,17 @@ def compile_position(position: Position) -> TrackGraph:
             if node.type != "junction":
                 if to.node != start and stop_no(start) < stop_no(to.node):
                     terminal = (1 if paths[pieces[0][1]].terminal else 0) | (2 if p.terminal else 0)
-                    found.append(Connection(stop_no(start), stop_no(to.node), tuple(pieces), edges,
-                                            tuple(cells), gauge, terminal))
+                    found.append(
+                        Connection(
+                            stop_no(start), stop_no(to.node), tuple(pieces), edges, tuple(cells), gauge, terminal
+                        )
+                    )
                     if len(found) > MAX_CONNECTIONS:
-                        raise PositionError("hexes", f"the track joins stops in over {MAX_CONNECTIONS:,} ways "
-                                                     "(elementary connections): too big a board to compile")
+                        raise PositionError(
+                            "hexes",
+                            f"the track joins stops in over {MAX_CONNECTIONS:,} ways "
+                            "(elementary connections): too big a board to compile",
+                        )
             elif ("j", to.node) not in used and (first or not p.terminal):
                 pieces.append(("j", to.node))
                 used.add(("j", to.node))
@@ -254,8 +261,7 @@ def compile_position(position: Position) -> TrackGraph:
                     cells.append(other_id)
                     for qi in paths_at_edge.get((other_id, far_edge, far_lane), ()):
                         if ("p", qi) not in used:
-                            walk(start, qi, End(edge=far_edge, lane=far_lane), pieces, used,
-                                 edges + 1, cells, gauge)
+                            walk(start, qi, End(edge=far_edge, lane=far_lane), pieces, used, edges + 1, cells, gauge)
                     cells.pop()
                     used.discard(pieces.pop())
         used.discard(pieces.pop())
@@ -264,12 +270,14 @@ def compile_position(position: Position) -> TrackGraph:
         return int(node_stop[node])
 
     try:
-        for s, node_i in enumerate(stop_node):
+        for node_i in stop_node:
             for pi in paths_at_node.get(int(node_i), ()):
                 walk(int(node_i), pi, End(node=int(node_i)), [], set(), 0, [nodes[node_i].cell], 7)
     except RecursionError:
-        raise PositionError("hexes", "track runs through too many track pieces between two stops "
-                                     "to compile (hundreds of cells with no stop)") from None
+        raise PositionError(
+            "hexes",
+            "track runs through too many track pieces between two stops to compile (hundreds of cells with no stop)",
+        ) from None
 
     # Number the pieces: paths, crossings, junctions.
     num_paths = len(paths)
@@ -315,17 +323,28 @@ def compile_position(position: Position) -> TrackGraph:
         adj_start[s + 1] = adj_start[s] + len(adj[s])
     flat = [e for lst in adj for e in lst]
     return TrackGraph(
-        position=position, stop_node=stop_node, node_stop=node_stop,
+        position=position,
+        stop_node=stop_node,
+        node_stop=node_stop,
         stop_ids=[n.id for n in stops],
         cell=np.array([cell_no[n.cell] for n in stops], dtype=np.int32),
         category=np.array([CATEGORY_CODES[rules.category(n)] for n in stops], dtype=np.int8),
-        groups=groups, flags=flags, cell_ids=cell_ids, group_names=group_names,
-        piece_kind=np.array(piece_kind, dtype=np.int8), piece_label=piece_label,
-        conn_a=conn_a, conn_b=conn_b, conn_mask=conn_mask, conn_cells=conn_cells,
+        groups=groups,
+        flags=flags,
+        cell_ids=cell_ids,
+        group_names=group_names,
+        piece_kind=np.array(piece_kind, dtype=np.int8),
+        piece_label=piece_label,
+        conn_a=conn_a,
+        conn_b=conn_b,
+        conn_mask=conn_mask,
+        conn_cells=conn_cells,
         conn_edges=np.array([c.edges for c in found], dtype=np.int32),
         conn_gauge=np.array([c.gauge for c in found], dtype=np.uint8),
         conn_terminal=np.array([c.terminal for c in found], dtype=np.uint8),
-        conn_revisits=revisits, conn_cell_seq=conn_cell_seq, conn_pieces=conn_pieces,
+        conn_revisits=revisits,
+        conn_cell_seq=conn_cell_seq,
+        conn_pieces=conn_pieces,
         adj_start=adj_start,
         adj_conn=np.array([e[0] for e in flat], dtype=np.int32),
         adj_other=np.array([e[1] for e in flat], dtype=np.int32),

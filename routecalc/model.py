@@ -44,7 +44,9 @@ def read_json(source: str | bytes | FilePath) -> Any:
     where = str(source) if isinstance(source, FilePath) else "json"
     try:
         if isinstance(source, FilePath):
-            text: str | bytes = source.read_bytes()  # json.loads reads the encoding (and a BOM) as it does a request body
+            text: str | bytes = (
+                source.read_bytes()
+            )  # json.loads reads the encoding (and a BOM) as it does a request body
         else:
             text = source
         if isinstance(text, bytes):
@@ -102,8 +104,9 @@ def check_json(data: Any, where: str = "") -> None:
             continue
         if isinstance(value, int):
             if not -MAX_INT <= value <= MAX_INT:
-                raise PositionError(at or "json", f"number {_short(value)} out of range (at most {MAX_INT:,} "
-                                                  "either way)")
+                raise PositionError(
+                    at or "json", f"number {_short(value)} out of range (at most {MAX_INT:,} either way)"
+                )
         elif isinstance(value, float):
             if not math.isfinite(value) or abs(value) > MAX_INT:
                 raise PositionError(at or "json", f"number {value!r} out of range (at most {MAX_INT:,} either way)")
@@ -130,13 +133,19 @@ def _check_string(value: str, at: str) -> None:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise PositionError(at or "json", f"a string holding a lone surrogate U+{ord(value[exc.start]):04X} at "
-                                          f"character {exc.start} (not valid Unicode)") from None
+        raise PositionError(
+            at or "json",
+            f"a string holding a lone surrogate U+{ord(value[exc.start]):04X} at "
+            f"character {exc.start} (not valid Unicode)",
+        ) from None
 
 
 def _short(value: Any) -> str:
-    text = repr(value) if not isinstance(value, int) else (str(value) if abs(value) < 10**30 else
-                                                            f"of {len(str(abs(value)))} digits")
+    text = (
+        repr(value)
+        if not isinstance(value, int)
+        else (str(value) if abs(value) < 10**30 else f"of {len(str(abs(value)))} digits")
+    )
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -165,9 +174,12 @@ def load_position(data: Any) -> Position:
     rules = get_rules(data["game"])
     grid = Grid.make(data["layout"], data.get("axes"))
     phase = data["phase"]
-    if not isinstance(phase, dict) or not isinstance(phase.get("colors"), list) \
-            or not all(isinstance(c, str) for c in phase["colors"]):
-        raise PositionError("phase", "must be {\"name\": ..., \"colors\": [\"yellow\", ...]}")
+    if (
+        not isinstance(phase, dict)
+        or not isinstance(phase.get("colors"), list)
+        or not all(isinstance(c, str) for c in phase["colors"])
+    ):
+        raise PositionError("phase", 'must be {"name": ..., "colors": ["yellow", ...]}')
     company = data["company"]
     if not isinstance(company, str) and not (company is None and not rules.has_companies):
         raise PositionError("company", "must be a string")
@@ -213,10 +225,20 @@ def load_position(data: Any) -> Position:
     if not isinstance(options, dict):
         raise PositionError("options", "must be an object")
     position = Position(
-        game=data["game"], rules=rules, grid=grid,
-        phase_name=str(phase.get("name", "")), phase_colors=tuple(phase["colors"]),
-        cells=cells, nodes=nodes, node_index=node_index, paths=paths,
-        company=company, trains=trains, options={}, raw=data)
+        game=data["game"],
+        rules=rules,
+        grid=grid,
+        phase_name=str(phase.get("name", "")),
+        phase_colors=tuple(phase["colors"]),
+        cells=cells,
+        nodes=nodes,
+        node_index=node_index,
+        paths=paths,
+        company=company,
+        trains=trains,
+        options={},
+        raw=data,
+    )
     position.options = rules.parse_options(options, position)
     rules.check_position(position)
     return position
@@ -276,9 +298,20 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
         if tn in holders:
             node_tokens = tokens[city_no]
             city_no += 1
-        node = Node(id=f"{cid}-{tn.index}", cell=cid, index=tn.index, type=tn.type,
-                    revenue=tn.revenue, slots=tn.slots, tokens=node_tokens, groups=tn.groups,
-                    kind=tn.kind, color=tn.color, goods=tn.goods, served=tn.served)
+        node = Node(
+            id=f"{cid}-{tn.index}",
+            cell=cid,
+            index=tn.index,
+            type=tn.type,
+            revenue=tn.revenue,
+            slots=tn.slots,
+            tokens=node_tokens,
+            groups=tn.groups,
+            kind=tn.kind,
+            color=tn.color,
+            goods=tn.goods,
+            served=tn.served,
+        )
         node_index[node.id] = len(nodes)
         nodes.append(node)
 
@@ -289,10 +322,19 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
 
     for i, tp in enumerate(tile.paths):
         paths.append(Path(cid, i, board_end(tp.a), board_end(tp.b), tp.terminal, tp.track))
-    return Cell(id=cid, x=x, y=y, rotation=rotation, tile_name=cell.get("tile"), code=code,
-                tile=tile, neighbors=neighbors,
-                blocked_edges=frozenset(grid.rotate(e, rotation) for e in tile.borders),
-                nodes=tuple(range(base, len(nodes))), terrain=terrain)
+    return Cell(
+        id=cid,
+        x=x,
+        y=y,
+        rotation=rotation,
+        tile_name=cell.get("tile"),
+        code=code,
+        tile=tile,
+        neighbors=neighbors,
+        blocked_edges=frozenset(grid.rotate(e, rotation) for e in tile.borders),
+        nodes=tuple(range(base, len(nodes))),
+        terrain=terrain,
+    )
 
 
 def _tokens(raw, tile: Tile, where: str) -> list[tuple]:
@@ -301,8 +343,11 @@ def _tokens(raw, tile: Tile, where: str) -> list[tuple]:
         return [(None,) * c.slots for c in cities]
     if not isinstance(raw, list) or len(raw) != len(cities):
         offboards = sum(c.type == "offboard" for c in cities)
-        raise PositionError(where, f"tokens must be one list per city: the code has {len(cities) - offboards} cities"
-                                   + (f" and {offboards} offboards with slots" if offboards else ""))
+        raise PositionError(
+            where,
+            f"tokens must be one list per city: the code has {len(cities) - offboards} cities"
+            + (f" and {offboards} offboards with slots" if offboards else ""),
+        )
     out = []
     for i, (slots, city) in enumerate(zip(raw, cities)):
         if not isinstance(slots, list) or not all(t is None or isinstance(t, str) for t in slots):

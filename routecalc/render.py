@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from . import deadline
 from .geometry import EDGE_DELTAS
@@ -38,11 +39,28 @@ LEGEND_CHARS = 44  # stop-list characters that fit the legend's width
 LANE_GAP = 9.0
 
 #: Route colours, distinct on the board's greens, beiges and reds.
-ROUTE_COLOURS = ("#e6194b", "#4363d8", "#f58231", "#911eb4", "#3cb44b", "#f032e6",
-                 "#008080", "#9a6324", "#000075", "#808000")
+ROUTE_COLOURS = (
+    "#e6194b",
+    "#4363d8",
+    "#f58231",
+    "#911eb4",
+    "#3cb44b",
+    "#f032e6",
+    "#008080",
+    "#9a6324",
+    "#000075",
+    "#808000",
+)
 #: Fill of the revenue boxes of multi-colour stops, by phase colour.
-PHASE_FILLS = {"yellow": "#fde900", "green": "#71bf44", "brown": "#cb7745", "gray": "#bcbdc0",
-               "grey": "#bcbdc0", "diesel": "#9bd", "white": "#fff"}
+PHASE_FILLS = {
+    "yellow": "#fde900",
+    "green": "#71bf44",
+    "brown": "#cb7745",
+    "gray": "#bcbdc0",
+    "grey": "#bcbdc0",
+    "diesel": "#9bd",
+    "white": "#fff",
+}
 TERRAIN_FILLS = {"forest": "#9cc58a", "mountain": "#c9b18f", "barrens": "#e7dcb4", "plain": "#dfeccd"}
 
 STYLE = """
@@ -99,8 +117,10 @@ class BoardGeometry:
         return math.hypot(dx * self.scale[0], dy * self.scale[1]) / 2
 
     def corners(self, c: Point) -> list[Point]:
-        return [(c[0] + self.radius * math.cos(math.radians(a)), c[1] + self.radius * math.sin(math.radians(a)))
-                for a in self.corner_angles]
+        return [
+            (c[0] + self.radius * math.cos(math.radians(a)), c[1] + self.radius * math.sin(math.radians(a)))
+            for a in self.corner_angles
+        ]
 
     def edge_mid(self, c: Point, edge: int) -> Point:
         dx, dy = self.deltas[edge]
@@ -137,8 +157,11 @@ def _points(points: Iterable[Point]) -> str:
 
 
 def _sub(parent: ET.Element, tag: str, attrs: dict[str, Any] | None = None, text: str | None = None) -> ET.Element:
-    el = ET.SubElement(parent, tag, {k: (_fmt(v) if isinstance(v, float) else str(v))
-                                     for k, v in (attrs or {}).items() if v is not None})
+    el = ET.SubElement(
+        parent,
+        tag,
+        {k: (_fmt(v) if isinstance(v, float) else str(v)) for k, v in (attrs or {}).items() if v is not None},
+    )
     if text is not None:
         el.text = text
     return el
@@ -163,7 +186,7 @@ class BoardDrawing:
         for p in position.paths:
             self.paths_of[p.cell].append(p)
         self.node_pos: dict[int, Point] = {}
-        for cid, cell in position.cells.items():
+        for cell in position.cells.values():
             deadline.check("placing the board's nodes")
             self._place_nodes(cell)
 
@@ -236,8 +259,9 @@ class BoardDrawing:
         for i in range(steps + 1):
             t = i / steps
             u = 1 - t
-            out.append((u * u * a[0] + 2 * u * t * ctrl[0] + t * t * b[0],
-                        u * u * a[1] + 2 * u * t * ctrl[1] + t * t * b[1]))
+            out.append(
+                (u * u * a[0] + 2 * u * t * ctrl[0] + t * t * b[0], u * u * a[1] + 2 * u * t * ctrl[1] + t * t * b[1])
+            )
         return out
 
 
@@ -277,8 +301,7 @@ def _draw_cell(svg: ET.Element, drawing: BoardDrawing, cell: Cell) -> None:
     c = drawing.centers[cell.id]
     nodes = [position.nodes[i] for i in cell.nodes]
     cell_paths = drawing.paths_of[cell.id]
-    kind = ("offboard" if any(n.type == "offboard" for n in nodes)
-            else "track" if nodes or cell_paths else "blank")
+    kind = "offboard" if any(n.type == "offboard" for n in nodes) else "track" if nodes or cell_paths else "blank"
     g = _sub(svg, "g", {"class": "cell", "data-id": cell.id, "data-kind": kind})
     shape = _sub(g, "polygon", {"class": f"cell-shape cell-{kind}", "points": _points(geo.corners(c))})
     if cell.terrain and kind == "blank":
@@ -295,8 +318,12 @@ def _draw_cell(svg: ET.Element, drawing: BoardDrawing, cell: Cell) -> None:
         _draw_node(g, drawing, node, drawing.node_pos[i])
     _sub(g, "text", {"class": "coord", "x": c[0], "y": c[1] - 0.76 * geo.apothem}, cell.id)
     if cell.tile_name and cell.tile_name != "blank":
-        _sub(g, "text", {"class": "tile-name", "x": c[0] + 0.45 * geo.apothem, "y": c[1] + 0.72 * geo.apothem},
-             cell.tile_name)
+        _sub(
+            g,
+            "text",
+            {"class": "tile-name", "x": c[0] + 0.45 * geo.apothem, "y": c[1] + 0.72 * geo.apothem},
+            cell.tile_name,
+        )
 
 
 def _draw_node(g: ET.Element, drawing: BoardDrawing, node: Node, pos: Point) -> None:
@@ -316,8 +343,17 @@ def _draw_node(g: ET.Element, drawing: BoardDrawing, node: Node, pos: Point) -> 
         x0 = x - width * len(entries) / 2
         for k, (colour, amount) in enumerate(entries):
             edge = "stroke-width: 2.5" if len(entries) > 1 and amount == now else "stroke-width: 1"
-            _sub(ob, "rect", {"x": x0 + k * width, "y": y - 9, "width": width, "height": 18,
-                              "style": f"fill: {PHASE_FILLS.get(colour, '#fff')}; stroke: #222; {edge}"})
+            _sub(
+                ob,
+                "rect",
+                {
+                    "x": x0 + k * width,
+                    "y": y - 9,
+                    "width": width,
+                    "height": 18,
+                    "style": f"fill: {PHASE_FILLS.get(colour, '#fff')}; stroke: #222; {edge}",
+                },
+            )
             _sub(ob, "text", {"class": "revenue-text", "x": x0 + (k + 0.5) * width, "y": y}, str(amount))
 
 
@@ -346,8 +382,18 @@ def _draw_city(g: ET.Element, drawing: BoardDrawing, node: Node, pos: Point) -> 
     if len(offsets) > 1:
         xs = [pos[0] + dx for dx, _ in offsets]
         ys = [pos[1] + dy for _, dy in offsets]
-        _sub(city, "rect", {"class": "slot", "x": min(xs) - r, "y": min(ys) - r, "width": max(xs) - min(xs) + 2 * r,
-                            "height": max(ys) - min(ys) + 2 * r, "rx": r})
+        _sub(
+            city,
+            "rect",
+            {
+                "class": "slot",
+                "x": min(xs) - r,
+                "y": min(ys) - r,
+                "width": max(xs) - min(xs) + 2 * r,
+                "height": max(ys) - min(ys) + 2 * r,
+                "rx": r,
+            },
+        )
     for k, (dx, dy) in enumerate(offsets):
         cx, cy = pos[0] + dx, pos[1] + dy
         owner = node.tokens[k] if k < len(node.tokens) else None
@@ -356,22 +402,55 @@ def _draw_city(g: ET.Element, drawing: BoardDrawing, node: Node, pos: Point) -> 
             continue
         mine = owner == company
         tok = _sub(city, "g", {"class": "token" + (" token-own" if mine else ""), "data-company": owner})
-        _sub(tok, "circle", {"cx": cx, "cy": cy, "r": r, "style": f"fill: {company_colour(owner)}; stroke: "
-                             + ("#ffd700; stroke-width: 3" if mine else "#222; stroke-width: 1.5")})
+        _sub(
+            tok,
+            "circle",
+            {
+                "cx": cx,
+                "cy": cy,
+                "r": r,
+                "style": f"fill: {company_colour(owner)}; stroke: "
+                + ("#ffd700; stroke-width: 3" if mine else "#222; stroke-width: 1.5"),
+            },
+        )
         _sub(tok, "text", {"class": "token-text", "x": cx, "y": cy}, owner[:4])
     if node.color:  # 18XS: a ring in the colour of the good the city demands (dashed once served)
-        _sub(city, "circle", {"class": "demand" + (" served" if node.served else ""), "cx": pos[0], "cy": pos[1],
-                              "r": r + 4, "style": f"stroke: {node.color}", "data-color": node.color})
+        _sub(
+            city,
+            "circle",
+            {
+                "class": "demand" + (" served" if node.served else ""),
+                "cx": pos[0],
+                "cy": pos[1],
+                "r": r + 4,
+                "style": f"stroke: {node.color}",
+                "data-color": node.color,
+            },
+        )
     for k, good in enumerate(node.goods):  # 18XS: the cubes lying there
-        _sub(city, "rect", {"class": "cube", "x": pos[0] - r + 9 * k, "y": pos[1] + r + 5, "width": 7, "height": 7,
-                            "style": f"fill: {good}", "data-good": good})
+        _sub(
+            city,
+            "rect",
+            {
+                "class": "cube",
+                "x": pos[0] - r + 9 * k,
+                "y": pos[1] + r + 5,
+                "width": 7,
+                "height": 7,
+                "style": f"fill: {good}",
+                "data-good": good,
+            },
+        )
     if node.revenue != Revenue():
         far = max(dx for dx, _ in offsets) + r
-        _revenue_bubble(g, (pos[0] + far + 6, pos[1] - r - 2), _revenue_label(node.revenue, drawing.position.phase_colors))
+        _revenue_bubble(
+            g, (pos[0] + far + 6, pos[1] - r - 2), _revenue_label(node.revenue, drawing.position.phase_colors)
+        )
 
 
-def render_svg(position: Position, result: dict | None = None, *, title: str | None = None,
-               graph: TrackGraph | None = None) -> str:
+def render_svg(
+    position: Position, result: dict | None = None, *, title: str | None = None, graph: TrackGraph | None = None
+) -> str:
     """The board as an SVG document; ``result`` (a solve answer or validated
     routes: ``{"routes": [...], "revenue": n, ...}``) adds the routes and a legend."""
     drawing = BoardDrawing(position)
@@ -388,12 +467,22 @@ def render_svg(position: Position, result: dict | None = None, *, title: str | N
     board_w, board_h = max(xs) - min(xs) + 2 * MARGIN, max(ys) - min(ys) + 2 * MARGIN
     legend = result is not None
     width = board_w + (LEGEND_WIDTH if legend else 0)
-    height = (max(board_h, 80 + 36 * (len(routes) + len(transports)) + 16 * len((result or {}).get("parts") or []))
-              if legend else board_h)
-    svg = ET.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "class": "routecalc-board",
-                             "viewBox": f"{_fmt(left)} {_fmt(top)} {_fmt(width)} {_fmt(height)}",
-                             "width": _fmt(width), "height": _fmt(height),
-                             "font-family": "Helvetica, Arial, sans-serif"})
+    height = (
+        max(board_h, 80 + 36 * (len(routes) + len(transports)) + 16 * len((result or {}).get("parts") or []))
+        if legend
+        else board_h
+    )
+    svg = ET.Element(
+        "svg",
+        {
+            "xmlns": "http://www.w3.org/2000/svg",
+            "class": "routecalc-board",
+            "viewBox": f"{_fmt(left)} {_fmt(top)} {_fmt(width)} {_fmt(height)}",
+            "width": _fmt(width),
+            "height": _fmt(height),
+            "font-family": "Helvetica, Arial, sans-serif",
+        },
+    )
     _sub(svg, "title", None, title or f"{position.game}: {position.company} in phase {position.phase_name}")
     _sub(svg, "style", None, STYLE)
     board = _sub(svg, "g", {"class": "board"})
@@ -404,22 +493,46 @@ def render_svg(position: Position, result: dict | None = None, *, title: str | N
     if routes:
         graph = graph or compile_position(position)
         for k, route in enumerate(routes):
-            _sub(layer, "polyline", {"class": "route", "points": _points(route_points(drawing, graph, route)),
-                                     "style": f"stroke: {ROUTE_COLOURS[k % len(ROUTE_COLOURS)]}",
-                                     "data-train": route.get("train"), "data-revenue": route.get("revenue")})
+            _sub(
+                layer,
+                "polyline",
+                {
+                    "class": "route",
+                    "points": _points(route_points(drawing, graph, route)),
+                    "style": f"stroke: {ROUTE_COLOURS[k % len(ROUTE_COLOURS)]}",
+                    "data-train": route.get("train"),
+                    "data-revenue": route.get("revenue"),
+                },
+            )
     for k, transport in enumerate(transports, start=len(routes)):
-        _sub(layer, "polyline", {"class": "route transport",
-                                 "points": _points([drawing.centers[c] for c in transport["cells"]]),
-                                 "style": f"stroke: {ROUTE_COLOURS[k % len(ROUTE_COLOURS)]}",
-                                 "data-cube": transport["cube"]["color"], "data-revenue": transport["income"]})
+        _sub(
+            layer,
+            "polyline",
+            {
+                "class": "route transport",
+                "points": _points([drawing.centers[c] for c in transport["cells"]]),
+                "style": f"stroke: {ROUTE_COLOURS[k % len(ROUTE_COLOURS)]}",
+                "data-cube": transport["cube"]["color"],
+                "data-revenue": transport["income"],
+            },
+        )
     if legend:
-        _draw_legend(svg, result, _legend_entries(routes, transports), (left + board_w + 8, top + 20),
-                     position.company or position.game)
+        _draw_legend(
+            svg,
+            result,
+            _legend_entries(routes, transports),
+            (left + board_w + 8, top + 20),
+            position.company or position.game,
+        )
         parts = result.get("parts") or []  # revenue that is not a route's (18Cuba's sugar, fees, ...)
         y = top + 20 + 24 + 36 * (len(routes) + len(transports)) + (22 if not routes and not transports else 0)
         for k, part in enumerate(parts):
-            _sub(svg, "text", {"class": "legend-text legend-part", "x": left + board_w + 8, "y": y + 16 * k},
-                 f"{part['name']}: {part['amount']:+d}")
+            _sub(
+                svg,
+                "text",
+                {"class": "legend-text legend-part", "x": left + board_w + 8, "y": y + 16 * k},
+                f"{part['name']}: {part['amount']:+d}",
+            )
     ET.indent(svg)
     return ET.tostring(svg, encoding="unicode", xml_declaration=False)
 
@@ -441,13 +554,13 @@ def _legend_entries(routes: list[dict], transports: list[dict]) -> list[tuple[st
         entries.append((route.get("train"), f"{route.get('train')}: {route.get('revenue', '')}", stops))
     for transport in transports:
         cube = transport["cube"]["color"]
-        entries.append((None, f"{cube} cube to {transport['to']}: {transport['income']}",
-                        " ".join(transport["cells"])))
+        entries.append((None, f"{cube} cube to {transport['to']}: {transport['income']}", " ".join(transport["cells"])))
     return entries
 
 
-def _draw_legend(svg: ET.Element, result: dict, entries: list[tuple[str | None, str, str]], origin: Point,
-                 who: str) -> None:
+def _draw_legend(
+    svg: ET.Element, result: dict, entries: list[tuple[str | None, str, str]], origin: Point, who: str
+) -> None:
     x, y = origin
     g = _sub(svg, "g", {"class": "legend"})
     head = f"{who}: {result.get('revenue', '')}"
@@ -459,8 +572,18 @@ def _draw_legend(svg: ET.Element, result: dict, entries: list[tuple[str | None, 
     for k, (train, label, stops) in enumerate(entries):
         ey = y + 24 + 36 * k
         entry = _sub(g, "g", {"class": "legend-entry", "data-train": train})
-        _sub(entry, "line", {"x1": x, "y1": ey, "x2": x + 24, "y2": ey, "class": "route",
-                             "style": f"stroke: {ROUTE_COLOURS[k % len(ROUTE_COLOURS)]}"})
+        _sub(
+            entry,
+            "line",
+            {
+                "x1": x,
+                "y1": ey,
+                "x2": x + 24,
+                "y2": ey,
+                "class": "route",
+                "style": f"stroke: {ROUTE_COLOURS[k % len(ROUTE_COLOURS)]}",
+            },
+        )
         _sub(entry, "text", {"class": "legend-text", "x": x + 32, "y": ey + 4}, label)
         line = _sub(entry, "text", {"class": "legend-stops", "x": x + 32, "y": ey + 17}, _shortened(stops))
         _sub(line, "title", {}, stops)  # the whole list on hover

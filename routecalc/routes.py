@@ -29,8 +29,7 @@ class Route:
         for s in self.stops:
             if s not in paid:
                 continue
-            entry = {"node": graph.stop_ids[s], "type": CATEGORY_NAMES[graph.category[s]],
-                     "value": int(table.value[s])}
+            entry = {"node": graph.stop_ids[s], "type": CATEGORY_NAMES[graph.category[s]], "value": int(table.value[s])}
             if table.feeder[s]:
                 entry["narrow"] = int(table.feeder[s])
             stops_out.append(entry)
@@ -44,8 +43,16 @@ class Route:
         }
 
 
-def answer(graph: TrackGraph, tables: list[TrainTable], routes: list[Route], *, solver: str,
-           status: str = "optimal", bound: int | None = None, **stats) -> dict:
+def answer(
+    graph: TrackGraph,
+    tables: list[TrainTable],
+    routes: list[Route],
+    *,
+    solver: str,
+    status: str = "optimal",
+    bound: int | None = None,
+    **stats,
+) -> dict:
     """The optimiser's answer in the spec's form, routes in train order."""
     routes = sorted(routes, key=lambda r: r.train)
     revenue = sum(r.revenue for r in routes)

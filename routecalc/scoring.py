@@ -60,13 +60,19 @@ def train_tables(graph: TrackGraph) -> list[TrainTable]:
         for g, group in enumerate(train.groups):
             for cat in group.categories:
                 group_of[CATEGORY_CODES[cat]] = g
-        out.append(TrainTable(
-            train=train, value=value, feeder=feeder, group_of=group_of,
-            pay=np.array([g.pay for g in train.groups], dtype=np.int64),
-            visit=np.array([g.visit for g in train.groups], dtype=np.int64),
-            group_mult=np.array([g.multiplier for g in train.groups], dtype=np.int64),
-            hex_limit=-1 if train.hex_limit is None else train.hex_limit,
-            gauge_bit=graph.usable_gauge_bit(rules.usable_tracks(train))))
+        out.append(
+            TrainTable(
+                train=train,
+                value=value,
+                feeder=feeder,
+                group_of=group_of,
+                pay=np.array([g.pay for g in train.groups], dtype=np.int64),
+                visit=np.array([g.visit for g in train.groups], dtype=np.int64),
+                group_mult=np.array([g.multiplier for g in train.groups], dtype=np.int64),
+                hex_limit=-1 if train.hex_limit is None else train.hex_limit,
+                gauge_bit=graph.usable_gauge_bit(rules.usable_tracks(train)),
+            )
+        )
     return out
 
 
@@ -103,8 +109,9 @@ def bonus_amount(paid: list[int], bonuses: list[Bonus], graph: TrackGraph) -> tu
     return multiplied, plain
 
 
-def route_revenue(paid: list[int], table: TrainTable, graph: TrackGraph, bonuses: list[Bonus],
-                  weights: dict[int, int]) -> int:
+def route_revenue(
+    paid: list[int], table: TrainTable, graph: TrackGraph, bonuses: list[Bonus], weights: dict[int, int]
+) -> int:
     mult_bonus, plain_bonus = bonus_amount(paid, bonuses, graph)
     return table.train.payout((sum(weights[s] for s in paid) + mult_bonus) * table.train.multiplier + plain_bonus)
 
@@ -124,20 +131,28 @@ def pay_table(table: TrainTable, graph: TrackGraph, bonuses: list[Bonus]) -> Pay
                 sets[s] |= np.uint64(1) << np.uint64(j)
     first = np.cumsum([0] + [len(b.sets) for b in bonuses])[:-1]
     return PayTable(
-        weight=(table.worth * mult).astype(np.int64), group=group,
-        token=(graph.flags & TOKEN) != 0, cell=graph.cell.astype(np.int64), sets=sets,
-        pay=table.pay.astype(np.int64), fill=bool(table.train.fill),
-        every=bool(table.train.pays_every_stop), multiplier=int(table.train.multiplier),
-        divisor=int(table.train.divisor), factor=int(table.train.factor),
+        weight=(table.worth * mult).astype(np.int64),
+        group=group,
+        token=(graph.flags & TOKEN) != 0,
+        cell=graph.cell.astype(np.int64),
+        sets=sets,
+        pay=table.pay.astype(np.int64),
+        fill=bool(table.train.fill),
+        every=bool(table.train.pays_every_stop),
+        multiplier=int(table.train.multiplier),
+        divisor=int(table.train.divisor),
+        factor=int(table.train.factor),
         bonus_kind=np.array([VISIT if b.type == "visit" else CONNECT for b in bonuses], dtype=np.int64),
         bonus_first=np.array(first, dtype=np.int64),
         bonus_count=np.array([len(b.sets) for b in bonuses], dtype=np.int64),
         bonus_amount=np.array([b.amount for b in bonuses], dtype=np.int64),
-        bonus_multiplied=np.array([b.multiplied for b in bonuses], dtype=np.bool_))
+        bonus_multiplied=np.array([b.multiplied for b in bonuses], dtype=np.bool_),
+    )
 
 
-def best_payment(stops: list[int], table: TrainTable, graph: TrackGraph,
-                 bonuses: list[Bonus]) -> tuple[int, list[int]] | None:
+def best_payment(
+    stops: list[int], table: TrainTable, graph: TrackGraph, bonuses: list[Bonus]
+) -> tuple[int, list[int]] | None:
     """Best (revenue, paying stops) for a visited sequence, or None if no
     choice of paying stops includes a company token. Limits must already hold."""
     work = pay_work(np.array(stops, dtype=np.int64), len(table.pay))

@@ -18,24 +18,42 @@ NODE_TYPES = ("city", "town", "offboard", "junction")
 TRACKS = ("broad", "narrow", "dual")
 
 #: Parts that only serve drawing or tile laying.
-IGNORED_PARTS = frozenset({
-    "label", "upgrade", "icon", "frame", "stripes", "stub", "partition",
-    "future_label", "assignment",
-})
+IGNORED_PARTS = frozenset(
+    {
+        "label",
+        "upgrade",
+        "icon",
+        "frame",
+        "stripes",
+        "stub",
+        "partition",
+        "future_label",
+        "assignment",
+    }
+)
 UNSUPPORTED_PARTS = frozenset({"pass", "halt"})
 
 #: Keys each part understands; ``None`` marks a key that is read, a string
 #: value marks a drawing key that is accepted and ignored.
 _NODE_KEYS = {"revenue", "groups", "kind"}
-_DRAWING_KEYS = {"loc", "hide", "format", "size", "boom", "style", "to_city",
-                 "reservation", "cost", "terrain"}
+_DRAWING_KEYS = {"loc", "hide", "format", "size", "boom", "style", "to_city", "reservation", "cost", "terrain"}
 PART_KEYS: dict[str, set[str]] = {
     "city": _NODE_KEYS | {"slots", "color", "goods", "served"},
     "town": set(_NODE_KEYS),
     "offboard": _NODE_KEYS | {"slots"},  # token slots: only in games whose offboards hold tokens
     "junction": set(),
-    "path": {"a", "b", "terminal", "track", "lanes", "a_lane", "b_lane",
-             "ignore", "ignore_gauge_walk", "ignore_gauge_compare"},
+    "path": {
+        "a",
+        "b",
+        "terminal",
+        "track",
+        "lanes",
+        "a_lane",
+        "b_lane",
+        "ignore",
+        "ignore_gauge_walk",
+        "ignore_gauge_compare",
+    },
     "border": {"edge", "type", "cost", "color"},
 }
 UNSUPPORTED_KEYS = frozenset({"visit_cost", "route"})
@@ -61,7 +79,7 @@ class Revenue:
         return 0
 
     @classmethod
-    def parse(cls, text: str, where: str) -> "Revenue":
+    def parse(cls, text: str, where: str) -> Revenue:
         if "_" not in text:
             return cls(flat=_int(text, where, "revenue"))
         entries = []
@@ -210,10 +228,17 @@ def _node(index: int, part: str, params: dict[str, str], where: str) -> TileNode
         slots = _int(params.get("slots", "1" if part == "city" else "0"), where, "slots", 0, MAX_SLOTS)
     groups = tuple(filter(None, params.get("groups", "").split("|")))
     goods = tuple(filter(None, params.get("goods", "").split("|")))
-    return TileNode(index=index, type=part, revenue=revenue, slots=slots,
-                    groups=groups, kind=params.get("kind") or None,
-                    color=params.get("color"), goods=goods,
-                    served=params.get("served", "0") not in ("0", "false"))
+    return TileNode(
+        index=index,
+        type=part,
+        revenue=revenue,
+        slots=slots,
+        groups=groups,
+        kind=params.get("kind") or None,
+        color=params.get("color"),
+        goods=goods,
+        served=params.get("served", "0") not in ("0", "false"),
+    )
 
 
 def _end(text: str | None, key: str, where: str, num_nodes: int, num_edges: int) -> PathEnd:

@@ -71,8 +71,13 @@ def generic_train(name: str, where: str) -> Train:
     if m := re.fullmatch(r"([1-9][0-9]{0,2})", name):
         return Train(name, all_stops(int(m.group(1))))
     if m := re.fullmatch(r"([1-9][0-9]{0,2})\+(0|[1-9][0-9]{0,2})", name):
-        return Train(name, (DistanceGroup(frozenset({"city", "offboard"}), int(m.group(1)), int(m.group(1))),
-                            DistanceGroup(frozenset({"town"}), int(m.group(2)), int(m.group(2)))))
+        return Train(
+            name,
+            (
+                DistanceGroup(frozenset({"city", "offboard"}), int(m.group(1)), int(m.group(1))),
+                DistanceGroup(frozenset({"town"}), int(m.group(2)), int(m.group(2))),
+            ),
+        )
     if name == "D":
         return Train(name, all_stops(UNLIMITED), diesel=True)
     if m := re.fullmatch(r"([1-9][0-9]{0,2})E", name):
@@ -81,9 +86,23 @@ def generic_train(name: str, where: str) -> Train:
 
 
 #: Keys of an 18xx.games train definition that do not affect routes.
-_IGNORED_TRAIN_KEYS = {"price", "rusts_on", "obsolete_on", "num", "available_on",
-                       "variants", "events", "discount", "no_local", "salvage",
-                       "track_type", "reserved", "id", "owner", "operated"}
+_IGNORED_TRAIN_KEYS = {
+    "price",
+    "rusts_on",
+    "obsolete_on",
+    "num",
+    "available_on",
+    "variants",
+    "events",
+    "discount",
+    "no_local",
+    "salvage",
+    "track_type",
+    "reserved",
+    "id",
+    "owner",
+    "operated",
+}
 
 
 def _whole(value, where: str, key: str, minimum: int = 0, maximum: int = UNLIMITED) -> int:
@@ -116,9 +135,20 @@ def object_train(spec: dict, where: str, catalogue, extra_keys: frozenset[str] =
     fill = spec.get("fill", base.fill)
     if not isinstance(fill, bool):
         raise PositionError(where, "fill must be true or false")
-    return Train(name, base.groups, multiplier, fill, base.hex_limit, base.gauge,
-                 base.diesel or name == "D", base.obsolete, base.wagon, base.double_token_stops,
-                 base.divisor, base.factor)
+    return Train(
+        name,
+        base.groups,
+        multiplier,
+        fill,
+        base.hex_limit,
+        base.gauge,
+        base.diesel or name == "D",
+        base.obsolete,
+        base.wagon,
+        base.double_token_stops,
+        base.divisor,
+        base.factor,
+    )
 
 
 def _distance(distance, where: str) -> tuple[DistanceGroup, ...]:
@@ -143,7 +173,12 @@ def _distance(distance, where: str) -> tuple[DistanceGroup, ...]:
         seen |= set(nodes)
         if "pay" not in group or "visit" not in group:
             raise PositionError(gwhere, "needs pay and visit")
-        groups.append(DistanceGroup(frozenset(nodes), _whole(group["pay"], gwhere, "pay"),
-                                    _whole(group["visit"], gwhere, "visit"),
-                                    _whole(group.get("multiplier", 1), gwhere, "multiplier", 1, MAX_MULTIPLIER)))
+        groups.append(
+            DistanceGroup(
+                frozenset(nodes),
+                _whole(group["pay"], gwhere, "pay"),
+                _whole(group["visit"], gwhere, "visit"),
+                _whole(group.get("multiplier", 1), gwhere, "multiplier", 1, MAX_MULTIPLIER),
+            )
+        )
     return tuple(groups)

@@ -29,9 +29,11 @@ def mask_of(conns: list[int], graph: TrackGraph) -> int:
     return bits
 
 
-def check_route(stops: list[int], conns: list[int], table: TrainTable, graph: TrackGraph,
-                route_no: int | None = None) -> None:
+def check_route(
+    stops: list[int], conns: list[int], table: TrainTable, graph: TrackGraph, route_no: int | None = None
+) -> None:
     """Raise RouteViolation if the walk breaks a generic rule (scoring aside)."""
+
     def fail(rule: str, detail: str):
         raise RouteViolation(rule, detail, route_no)
 
@@ -53,14 +55,17 @@ def check_route(stops: list[int], conns: list[int], table: TrainTable, graph: Tr
     used: set[int] = set()
     for i, c in enumerate(conns):
         pieces = graph.conn_pieces[c]
-        if i and graph.conn_pieces[conns[i - 1]][-1 if graph.conn_a[conns[i - 1]] == stops[i - 1] else 0] \
-                == pieces[0 if graph.conn_a[c] == stops[i] else -1]:
+        if (
+            i
+            and graph.conn_pieces[conns[i - 1]][-1 if graph.conn_a[conns[i - 1]] == stops[i - 1] else 0]
+            == pieces[0 if graph.conn_a[c] == stops[i] else -1]
+        ):
             fail("reversal", f"leaves {ids[stops[i]]} on the track it came in on")
         shared = used.intersection(pieces)
         if shared:
             fail("track_reused", f"uses {graph.piece_label[min(shared)]} twice")
         used.update(pieces)
-    for i, s in enumerate(stops[1:-1], start=1):
+    for s in stops[1:-1]:
         if graph.flags[s] & END_ONLY:
             fail("terminal_passed", f"passes through {ids[s]}, which only ends a route")
         if graph.flags[s] & BLOCKED:
@@ -120,7 +125,7 @@ class RouteSetValidator:
         if isinstance(routes_json, dict) and "routes" in routes_json:
             routes_json = routes_json["routes"]
         if not isinstance(routes_json, list):
-            raise PositionError("routes", "must be a list of routes or {\"routes\": [...]}")
+            raise PositionError("routes", 'must be a list of routes or {"routes": [...]}')
         if len(routes_json) > MAX_TRAINS:
             raise PositionError("routes", f"{len(routes_json)} routes (a company runs at most {MAX_TRAINS} trains)")
         free = list(range(len(self.position.trains)))
@@ -191,7 +196,9 @@ class RouteSetValidator:
             for c in conns:
                 for p in self.graph.conn_pieces[c]:
                     if p in used:
-                        raise RouteViolation("track_reused", f"shares {self.graph.piece_label[p]} with route {used[p]}", i)
+                        raise RouteViolation(
+                            "track_reused", f"shares {self.graph.piece_label[p]} with route {used[p]}", i
+                        )
             for c in conns:
                 for p in self.graph.conn_pieces[c]:
                     used[p] = i
@@ -246,12 +253,17 @@ class RouteSetValidator:
                 raise RouteViolation("not_connected", f"no track joins {ids[s]} and {ids[t]}{via}", i)
             fitting = [c for c in candidates if self.graph.conn_gauge[c] & table.gauge_bit]
             if not fitting:
-                raise RouteViolation("wrong_gauge", f"the {table.train.name} cannot use the track "
-                                     f"between {ids[s]} and {ids[t]}", i)
+                raise RouteViolation(
+                    "wrong_gauge", f"the {table.train.name} cannot use the track between {ids[s]} and {ids[t]}", i
+                )
             choices = sorted({self.graph.oriented_cells(c, s) for c in fitting})
             if len(choices) > 1:
-                raise RouteViolation("ambiguous", f"several tracks join {ids[s]} and {ids[t]}; give 'hexes'",
-                                     i, [list(ch) for ch in choices])
+                raise RouteViolation(
+                    "ambiguous",
+                    f"several tracks join {ids[s]} and {ids[t]}; give 'hexes'",
+                    i,
+                    [list(ch) for ch in choices],
+                )
             mine = set().union(*(self.graph.conn_pieces[c] for c in conns)) if conns else set()
             free = [c for c in fitting if not (used | mine).intersection(self.graph.conn_pieces[c])]
             conns.append((free or fitting)[0])

@@ -17,16 +17,18 @@ reads the same: ``ROUTECALC_MAX_BODY`` (bytes), ``ROUTECALC_MAX_TIME_LIMIT``
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Literal
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -41,6 +43,7 @@ from routecalc.errors import PositionError, RoutecalcError, RouteViolation
 from routecalc.model import load_position, read_json, unwrap
 from routecalc.render import render_svg
 from routecalc.rules import RULES
+from routecalc.schemas import schema_text
 from routecalc.trains import Train
 
 from . import schemas
@@ -48,7 +51,7 @@ from .guard import Guard
 
 LOG = logging.getLogger("routecalc.service")
 STATIC = Path(__file__).resolve().parent / "static"
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parent.parent / "routecalc" / "examples"  # fixtures/, shipped in the wheel
 DEMO_FIXTURE = "1830-late"
 #: Host names of the loopback address (and the name Starlette's test client sends).
 #: Share of a render request's time limit its solve may use (the rest draws).
@@ -73,25 +76,31 @@ class Settings:
     cors_origins: tuple[str, ...] = ()
 
     @classmethod
-    def from_env(cls) -> "Settings":
+    def from_env(cls) -> Settings:
         env = os.environ
 
         def names(key: str, default: tuple[str, ...]) -> tuple[str, ...]:
             return tuple(filter(None, (n.strip() for n in env[key].split(",")))) if key in env else default
 
-        return cls(int(env.get("ROUTECALC_MAX_BODY", cls.max_body)),
-                   float(env.get("ROUTECALC_MAX_TIME_LIMIT", cls.max_time_limit)),
-                   int(env.get("ROUTECALC_SOLVE_THREADS", cls.solve_threads)),
-                   int(env.get("ROUTECALC_QUEUE", cls.queue)),
-                   float(env.get("ROUTECALC_BODY_TIMEOUT", cls.body_timeout)),
-                   names("ROUTECALC_ALLOWED_HOSTS", LOOPBACK), names("ROUTECALC_CORS_ORIGINS", ()))
+        return cls(
+            int(env.get("ROUTECALC_MAX_BODY", cls.max_body)),
+            float(env.get("ROUTECALC_MAX_TIME_LIMIT", cls.max_time_limit)),
+            int(env.get("ROUTECALC_SOLVE_THREADS", cls.solve_threads)),
+            int(env.get("ROUTECALC_QUEUE", cls.queue)),
+            float(env.get("ROUTECALC_BODY_TIMEOUT", cls.body_timeout)),
+            names("ROUTECALC_ALLOWED_HOSTS", LOOPBACK),
+            names("ROUTECALC_CORS_ORIGINS", ()),
+        )
 
 
 def error(status: int, message: str, where: str, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
     """The service's one error shape; text a client sent is escaped, never a failed encoding."""
     safe = message.encode("utf-8", "backslashreplace").decode("utf-8")
-    return JSONResponse({"error": safe, "where": where.encode("utf-8", "backslashreplace").decode("utf-8"), **extra},
-                        status_code=status, headers=headers)
+    return JSONResponse(
+        {"error": safe, "where": where.encode("utf-8", "backslashreplace").decode("utf-8"), **extra},
+        status_code=status,
+        headers=headers,
+    )
 
 
 def internal(exc: Exception) -> JSONResponse:
@@ -112,37 +121,61 @@ def fixture_files() -> dict[str, Path]:
 
 
 def describe_train(train: Train) -> dict:
-    return {"name": train.name,
-            "distance": [{"nodes": sorted(g.categories), "pay": g.pay, "visit": g.visit, "multiplier": g.multiplier}
-                         for g in train.groups],
-            "multiplier": train.multiplier, "fill": train.fill, "hex_limit": train.hex_limit, "gauge": train.gauge}
+    return {
+        "name": train.name,
+        "distance": [
+            {"nodes": sorted(g.categories), "pay": g.pay, "visit": g.visit, "multiplier": g.multiplier}
+            for g in train.groups
+        ],
+        "multiplier": train.multiplier,
+        "fill": train.fill,
+        "hex_limit": train.hex_limit,
+        "gauge": train.gauge,
+    }
 
 
 def games() -> list[dict]:
-    return [{"name": name, "route_engine": rules.route_engine, "has_companies": rules.has_companies,
-             "kinds": sorted(rules.kinds), "train_state_keys": sorted(rules.train_state_keys),
-             "trains": [describe_train(rules.catalogue(t, "trains")) for t in rules.train_names]}
-            for name, rules in RULES.items()]
+    return [
+        {
+            "name": name,
+            "route_engine": rules.route_engine,
+            "has_companies": rules.has_companies,
+            "kinds": sorted(rules.kinds),
+            "train_state_keys": sorted(rules.train_state_keys),
+            "trains": [describe_train(rules.catalogue(t, "trains")) for t in rules.train_names],
+        }
+        for name, rules in RULES.items()
+    ]
 
 
 def _body_schema(model: type, examples: dict[str, Any]) -> dict:
-    return {"required": True, "content": {"application/json": {
-        "schema": {"$ref": f"#/components/schemas/{model.__name__}"}, "examples": examples}}}
+    return {
+        "required": True,
+        "content": {
+            "application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}, "examples": examples}
+        },
+    }
 
 
-def _responses(ok: type | None = None, media: str | None = None,
-               errors=(400, 408, 413, 415, 421, 422, 503)) -> dict:
+def _responses(ok: type | None = None, media: str | None = None, errors=(400, 408, 413, 415, 421, 422, 503)) -> dict:
     out: dict[Any, Any] = {}
     if ok is not None:
         out[200] = {"model": ok}
     if media:
         out[200] = {"content": {media: {"schema": {"type": "string"}}}, "description": "the board"}
     for code in errors:
-        out[code] = {"model": schemas.Error, "description": {
-            400: "unreadable JSON", 408: "the body did not arrive in time", 413: "body over the size limit",
-            415: "the body is not application/json", 421: "a Host this service does not serve",
-            422: "not a valid position, route or option: `where` names it",
-            503: "every solve thread busy and the queue full: try again after `Retry-After` seconds"}[code]}
+        out[code] = {
+            "model": schemas.Error,
+            "description": {
+                400: "unreadable JSON",
+                408: "the body did not arrive in time",
+                413: "body over the size limit",
+                415: "the body is not application/json",
+                421: "a Host this service does not serve",
+                422: "not a valid position, route or option: `where` names it",
+                503: "every solve thread busy and the queue full: try again after `Retry-After` seconds",
+            }[code],
+        }
     return out
 
 
@@ -168,14 +201,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.pool.shutdown(wait=False, cancel_futures=True)
             app.state.pool = None
 
-    app = FastAPI(title="routecalc", version="1", lifespan=lifespan,
-                  description="Exact route optimisation and revenue calculation for 18xx games. "
-                              "Positions follow position-format.md; rules route-rules.md.")
-    app.add_middleware(Guard, max_body=settings.max_body, body_timeout=settings.body_timeout,
-                       allowed_hosts=settings.allowed_hosts)
+    app = FastAPI(
+        title="routecalc",
+        version="1",
+        lifespan=lifespan,
+        description="Exact route optimisation and revenue calculation for 18xx games. "
+        "Positions follow position-format.md; rules route-rules.md.",
+    )
+    app.add_middleware(
+        Guard, max_body=settings.max_body, body_timeout=settings.body_timeout, allowed_hosts=settings.allowed_hosts
+    )
     if settings.cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["GET", "POST"],
-                           allow_headers=["content-type"])
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["content-type"],
+        )
     admitted = 0  # requests running or waiting for a solve thread (counted on the event loop)
 
     async def in_pool(request: Request, seconds: float, fn: Callable, *args) -> Any:
@@ -275,14 +317,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RouteViolation)
     async def route_violation(request: Request, exc: RouteViolation):
-        return error(422, str(exc), "routes" if exc.route is None else f"routes[{exc.route}]",
-                     violation=exc.to_json())
+        return error(422, str(exc), "routes" if exc.route is None else f"routes[{exc.route}]", violation=exc.to_json())
 
     @app.exception_handler(Busy)
     async def busy(request: Request, exc: Busy):
         wait = max(1, math.ceil(settings.max_time_limit / 2))
-        return error(503, f"all {settings.solve_threads} solve threads are busy and {settings.queue} requests "
-                          f"wait: try again in {wait} s", "queue", headers={"Retry-After": str(wait)})
+        return error(
+            503,
+            f"all {settings.solve_threads} solve threads are busy and {settings.queue} requests "
+            f"wait: try again in {wait} s",
+            "queue",
+            headers={"Retry-After": str(wait)},
+        )
 
     @app.exception_handler(ClientGone)
     async def client_gone(request: Request, exc: ClientGone):
@@ -309,37 +355,71 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     solver_help = f"a solver of the registry (at start: {', '.join(solvers.SOLVERS)}); default {solvers.DEFAULT_SOLVER}"
     time_help = f"seconds; capped at {settings.max_time_limit:g} (the default)"
 
-    @app.post("/v1/solve", responses=_responses(schemas.Answer), summary="Best routes of a position",
-              openapi_extra={"requestBody": _body_schema(schemas.Position, examples)})
-    async def solve(request: Request, solver: str | None = Query(None, description=solver_help),
-                    time_limit: float | None = Query(None, gt=0, description=time_help)):
+    @app.post(
+        "/v1/solve",
+        responses=_responses(schemas.Answer),
+        summary="Best routes of a position",
+        openapi_extra={"requestBody": _body_schema(schemas.Position, examples)},
+    )
+    async def solve(
+        request: Request,
+        solver: str | None = Query(None, description=solver_help),
+        time_limit: float | None = Query(None, gt=0, description=time_help),
+    ):
         """The maximum-revenue route set of the operating company. A solve stopped by its
         time limit answers the best run found with `status: feasible` and a true `bound`."""
         data = await read_body(request)
         limit = time_limit_of(time_limit)
         return await in_pool(request, limit, solve_job, data, solver, limit)
 
-    validate_examples = {DEMO_FIXTURE: {"summary": "NYC's 4-train on the demo board", "value": {
-        "position": demo_position, "routes": [{"train": "4", "nodes": ["D14-0", "E19-0", "F20-1", "G19-1"],
-                                               "hexes": [["D14", "D16", "D18", "E19"], ["E19", "F20"], ["F20", "G19"]]}]}}} \
-        if demo else {}
+    validate_examples = (
+        {
+            DEMO_FIXTURE: {
+                "summary": "NYC's 4-train on the demo board",
+                "value": {
+                    "position": demo_position,
+                    "routes": [
+                        {
+                            "train": "4",
+                            "nodes": ["D14-0", "E19-0", "F20-1", "G19-1"],
+                            "hexes": [["D14", "D16", "D18", "E19"], ["E19", "F20"], ["F20", "G19"]],
+                        }
+                    ],
+                },
+            }
+        }
+        if demo
+        else {}
+    )
 
-    @app.post("/v1/validate", responses=_responses(schemas.ValidateResult), summary="Check and score routes",
-              openapi_extra={"requestBody": _body_schema(schemas.ValidateRequest, validate_examples)})
+    @app.post(
+        "/v1/validate",
+        responses=_responses(schemas.ValidateResult),
+        summary="Check and score routes",
+        openapi_extra={"requestBody": _body_schema(schemas.ValidateRequest, validate_examples)},
+    )
     async def validate(request: Request):
         """Scored routes and their total (`valid: true`), or the rule a route breaks
         (`valid: false` with the named `violation`)."""
         return await in_pool(request, settings.max_time_limit, validate_job, await read_body(request))
 
-    render_examples = {DEMO_FIXTURE: {"summary": "the demo board", "value": {"position": demo_position}}} \
-        if demo else {}
+    render_examples = (
+        {DEMO_FIXTURE: {"summary": "the demo board", "value": {"position": demo_position}}} if demo else {}
+    )
 
-    @app.post("/v1/render", responses=_responses(media="image/svg+xml"), response_class=Response,
-              summary="The board as SVG", openapi_extra={"requestBody": _body_schema(schemas.RenderRequest,
-                                                                                     render_examples)})
-    async def render(request: Request, solve: bool = Query(False, description="draw the best routes"),
-                     solver: str | None = Query(None, description=solver_help),
-                     time_limit: float | None = Query(None, gt=0, description=time_help)):
+    @app.post(
+        "/v1/render",
+        responses=_responses(media="image/svg+xml"),
+        response_class=Response,
+        summary="The board as SVG",
+        openapi_extra={"requestBody": _body_schema(schemas.RenderRequest, render_examples)},
+    )
+    async def render(
+        request: Request,
+        solve: bool = Query(False, description="draw the best routes"),
+        solver: str | None = Query(None, description=solver_help),
+        time_limit: float | None = Query(None, gt=0, description=time_help),
+    ):
         """The board (hexes or squares, track, gauges, cities, tokens, towns, offboards);
         with `routes` (validated and scored first) or `solve=true`, the routes in colour
         and a legend with each train's revenue."""
@@ -359,22 +439,47 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         out = []
         for name, path in fixture_files().items():
             data = unwrap(read_json(path))
-            out.append({"name": name, "game": data.get("game"), "company": data.get("company"),
-                        "trains": [t if isinstance(t, str) else t.get("name") for t in data.get("trains", [])]})
+            out.append(
+                {
+                    "name": name,
+                    "game": data.get("game"),
+                    "company": data.get("company"),
+                    "trains": [t if isinstance(t, str) else t.get("name") for t in data.get("trains", [])],
+                }
+            )
         return out
 
-    @app.get("/v1/fixtures/{name}", response_model=schemas.Position, summary="One bundled example",
-             responses={404: {"model": schemas.Error}})
+    @app.get(
+        "/v1/fixtures/{name}",
+        response_model=schemas.Position,
+        summary="One bundled example",
+        responses={404: {"model": schemas.Error}},
+    )
     async def get_fixture(name: str):
         path = fixture_files().get(name)
         if path is None:
             return error(404, f"no fixture {name!r}", "name")
         return JSONResponse(unwrap(read_json(path)))
 
+    @app.get(
+        "/v1/schema/{name}",
+        summary="The JSON Schema of a position or an answer",
+        responses={200: {"content": {"application/json": {"schema": {"type": "object"}}}}},
+    )
+    async def get_schema(name: Literal["position", "answer"]):
+        """The JSON Schema (draft 2020-12) of a position (every game) or of the optimiser's answer,
+        as shipped in the package (``routecalc schema position|answer``)."""
+        return JSONResponse(json.loads(schema_text(name)))
+
     @app.get("/healthz", response_model=schemas.Health, summary="Liveness, solvers, load")
     async def healthz():
-        return {"status": "ok", "solvers": list(solvers.SOLVERS), "default_solver": solvers.DEFAULT_SOLVER,
-                "jobs_running": running, "max_time_limit": settings.max_time_limit}
+        return {
+            "status": "ok",
+            "solvers": list(solvers.SOLVERS),
+            "default_solver": solvers.DEFAULT_SOLVER,
+            "jobs_running": running,
+            "max_time_limit": settings.max_time_limit,
+        }
 
     @app.get("/", include_in_schema=False)
     async def index():

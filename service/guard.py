@@ -50,11 +50,13 @@ class GuardedH11Protocol(H11Protocol):
         if self.cycle is self._waiting_after and not self.transport.is_closing():
             self.logger.info("closing a connection whose request headers took over %g s", self.header_timeout)
             if self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
-                body = json.dumps({"error": f"request headers not received within {self.header_timeout:g} s",
-                                   "where": "headers"}).encode()
-                self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
-                                     b"connection: close\r\ncontent-length: " + str(len(body)).encode()
-                                     + b"\r\n\r\n" + body)
+                body = json.dumps(
+                    {"error": f"request headers not received within {self.header_timeout:g} s", "where": "headers"}
+                ).encode()
+                self.transport.write(
+                    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+                    b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+                )
             self.transport.close()
 
     def data_received(self, data: bytes) -> None:
@@ -108,15 +110,19 @@ class Guard:
         headers = dict(scope["headers"])
         host = headers.get(b"host", b"").decode("latin-1")
         if not host_allowed(host, self.allowed_hosts):
-            return await _refuse(421, f"host {host[:100]!r} is not served here (allowed: "
-                                      f"{', '.join(self.allowed_hosts)}; see --allowed-host)", "host")(
-                scope, receive, send)
+            return await _refuse(
+                421,
+                f"host {host[:100]!r} is not served here (allowed: "
+                f"{', '.join(self.allowed_hosts)}; see --allowed-host)",
+                "host",
+            )(scope, receive, send)
         if scope["method"] not in ("POST", "PUT", "PATCH"):
             return await self.app(scope, receive, send)
         media = headers.get(b"content-type", b"").decode("latin-1").split(";")[0].strip().lower()
         if media != "application/json":
-            return await _refuse(415, f"the body must be application/json, not {media[:100] or 'unnamed'!r}",
-                                 "content-type")(scope, receive, send)
+            return await _refuse(
+                415, f"the body must be application/json, not {media[:100] or 'unnamed'!r}", "content-type"
+            )(scope, receive, send)
         too_big = _refuse(413, f"request body over the {self.max_body}-byte limit", "body")
         length = headers.get(b"content-length", b"")
         if length.isdigit() and int(length) > self.max_body:
@@ -128,8 +134,9 @@ class Guard:
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, until - loop.time()))
             except TimeoutError:
-                return await _refuse(408, f"request body not received within {self.body_timeout:g} s", "body",
-                                     {"connection": "close"})(scope, receive, send)
+                return await _refuse(
+                    408, f"request body not received within {self.body_timeout:g} s", "body", {"connection": "close"}
+                )(scope, receive, send)
             if message["type"] != "http.request":
                 return  # the client left
             chunks.append(message.get("body", b""))

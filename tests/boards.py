@@ -47,8 +47,7 @@ def track(*pairs: tuple[int, int]) -> str:
     return ";".join(f"path=a:{a},b:{b}" for a, b in pairs)
 
 
-def cell(cell_id: str, code: str = "", rotation: int = 0, tokens=None, neighbors=None,
-         **extra: Any) -> dict:
+def cell(cell_id: str, code: str = "", rotation: int = 0, tokens=None, neighbors=None, **extra: Any) -> dict:
     out: dict[str, Any] = {"id": cell_id, "code": code}
     if rotation:
         out["rotation"] = rotation
@@ -69,12 +68,22 @@ def column(*codes: str, letter: str = "A", tokens: dict[int, list] | None = None
     return [cell(f"{letter}{2 * i + 1}", code, tokens=tokens.get(i)) for i, code in enumerate(codes)]
 
 
-def position(cells: list[dict], trains: list | None = None, *, company: str = "A",
-             layout: str = "flat", game: str = "generic", phase: dict | None = None,
-             options: dict | None = None, axes: dict | None = None) -> dict:
+def position(
+    cells: list[dict],
+    trains: list | None = None,
+    *,
+    company: str = "A",
+    layout: str = "flat",
+    game: str = "generic",
+    phase: dict | None = None,
+    options: dict | None = None,
+    axes: dict | None = None,
+) -> dict:
     """A whole position of the format around ``cells``."""
     out: dict[str, Any] = {
-        "format": 1, "game": game, "layout": layout,
+        "format": 1,
+        "game": game,
+        "layout": layout,
         "phase": copy.deepcopy(phase or PHASE),
         "hexes": copy.deepcopy(cells),
         "company": company,

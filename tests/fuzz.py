@@ -36,10 +36,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from routecalc import api, deadline
-from routecalc.errors import PositionError, RouteViolation, TimeLimitError
-from routecalc.model import read_json
-from routecalc.render import render_svg
+from routecalc import api, deadline  # noqa: E402 (after the path set-up above)
+from routecalc.errors import PositionError, RouteViolation, TimeLimitError  # noqa: E402 (after the path set-up above)
+from routecalc.model import read_json  # noqa: E402 (after the path set-up above)
+from routecalc.render import render_svg  # noqa: E402 (after the path set-up above)
 
 CORPUS = ROOT / "fixtures" / "corpus"
 #: Seconds over its time limit a case may take before it counts as an overrun.
@@ -74,15 +74,68 @@ def seeds() -> list[Seed]:
 # -- mutations ------------------------------------------------------------------
 
 HOSTILE_VALUES: list[Any] = [
-    None, True, False, 0, -1, 1, 7, 2 ** 31, 2 ** 59, 2 ** 62, 2 ** 64, -10 ** 20, 10 ** 400, 1e308, -0.0, 0.5,
-    "", " ", "x" * 20_000, "\ud800", "A\udfffB", "E019", "A9\n", "\u0661", "\ufeff", "é", "null", "1e999",
-    [], {}, [None], [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]], {"": {}},
-    list(range(30)), ["2"] * 50,
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    7,
+    2**31,
+    2**59,
+    2**62,
+    2**64,
+    -(10**20),
+    10**400,
+    1e308,
+    -0.0,
+    0.5,
+    "",
+    " ",
+    "x" * 20_000,
+    "\ud800",
+    "A\udfffB",
+    "E019",
+    "A9\n",
+    "\u0661",
+    "\ufeff",
+    "é",
+    "null",
+    "1e999",
+    [],
+    {},
+    [None],
+    [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]],
+    {"": {}},
+    list(range(30)),
+    ["2"] * 50,
 ]
 TILE_SNIPPETS = [
-    "lanes:1000000", "lanes:8", "revenue:" + "9" * 40, "revenue:-5", "revenue:yellow_20|brown_", "slots:99",
-    "slots:-1", "a:9", "b:_99", "b:_-1", "a_lane:3.7", "track:wide", "terminal:1", "groups:G|G", "kind:mine",
-    "", ";", ",", "=", ":", "\ud800", "city=revenue:20", "junction", "path=a:0,b:0", "border=edge:9",
+    "lanes:1000000",
+    "lanes:8",
+    "revenue:" + "9" * 40,
+    "revenue:-5",
+    "revenue:yellow_20|brown_",
+    "slots:99",
+    "slots:-1",
+    "a:9",
+    "b:_99",
+    "b:_-1",
+    "a_lane:3.7",
+    "track:wide",
+    "terminal:1",
+    "groups:G|G",
+    "kind:mine",
+    "",
+    ";",
+    ",",
+    "=",
+    ":",
+    "\ud800",
+    "city=revenue:20",
+    "junction",
+    "path=a:0,b:0",
+    "border=edge:9",
 ]
 
 
@@ -122,7 +175,7 @@ def _number_nudge(rng: random.Random, data: Any) -> Any:
         return data
     path = rng.choice(paths)
     value = _get(data, path)
-    return _set(data, path, rng.choice([value * 1000, -value, value + 1, value - 1, 2 ** 59, 10 ** 9, 10 ** 9 + 1]))
+    return _set(data, path, rng.choice([value * 1000, -value, value + 1, value - 1, 2**59, 10**9, 10**9 + 1]))
 
 
 def _drop_key(rng: random.Random, data: Any) -> Any:
@@ -136,8 +189,9 @@ def _drop_key(rng: random.Random, data: Any) -> Any:
 def _add_key(rng: random.Random, data: Any) -> Any:
     paths = [p for p in _paths(data) if isinstance(_get(data, p), dict)]
     if paths:
-        _get(data, rng.choice(paths))[rng.choice(["zzz", "\ud800", "", "id", "options", "wagon"])] = \
-            copy.deepcopy(rng.choice(HOSTILE_VALUES))
+        _get(data, rng.choice(paths))[rng.choice(["zzz", "\ud800", "", "id", "options", "wagon"])] = copy.deepcopy(
+            rng.choice(HOSTILE_VALUES)
+        )
     return data
 
 
@@ -189,27 +243,43 @@ def _trains(rng: random.Random, data: Any) -> Any:
     elif choice == 1:  # same-name trains that differ: the validator's assignment
         data["trains"] = [{"name": name, "distance": d} for d in range(2, 2 + rng.choice([3, 10, 25]))]
     elif choice == 2:
-        data["trains"] = [{"name": name, "distance": rng.choice([1, 999, 10 ** 6]),
-                           "multiplier": rng.choice([1, 100, 101, 2 ** 59, 2 ** 62])}]
+        data["trains"] = [
+            {
+                "name": name,
+                "distance": rng.choice([1, 999, 10**6]),
+                "multiplier": rng.choice([1, 100, 101, 2**59, 2**62]),
+            }
+        ]
     elif choice == 3:
         data["trains"] = [rng.choice(["99999999999", "2\u0663", "0", "-1", "E", "8E", "D", "4D", "2H"])]
     else:
-        data["trains"] = trains + [{"name": name, "distance": [{"nodes": ["city"], "pay": 2, "visit": 10 ** 9}]}]
+        data["trains"] = trains + [{"name": name, "distance": [{"nodes": ["city"], "pay": 2, "visit": 10**9}]}]
     return data
 
 
 def _big_board(rng: random.Random, data: Any) -> Any:
     """A synthetic board of many cities joined on every edge (size near and past the limits)."""
     n = rng.choice([300, 1200, 2001, 10_000])
-    cells, side = [], int(n ** 0.5) + 1
+    cells, side = [], int(n**0.5) + 1
     for x in range(side):
         for y in range(side):
             if len(cells) < n:
-                cells.append({"id": f"{_letters(x)}{2 * y + 1 + x % 2}",
-                              "code": "city=revenue:20;" + ";".join(f"path=a:{e},b:_0" for e in range(6))})
+                cells.append(
+                    {
+                        "id": f"{_letters(x)}{2 * y + 1 + x % 2}",
+                        "code": "city=revenue:20;" + ";".join(f"path=a:{e},b:_0" for e in range(6)),
+                    }
+                )
     cells[0]["tokens"] = [["A"]]
-    return {"format": 1, "game": "generic", "layout": "flat", "phase": {"name": "2", "colors": ["yellow"]},
-            "company": "A", "trains": [rng.choice(["8E", "D", "4", "2"])], "hexes": cells}
+    return {
+        "format": 1,
+        "game": "generic",
+        "layout": "flat",
+        "phase": {"name": "2", "colors": ["yellow"]},
+        "company": "A",
+        "trains": [rng.choice(["8E", "D", "4", "2"])],
+        "hexes": cells,
+    }
 
 
 def _letters(i: int) -> str:
@@ -222,8 +292,17 @@ def _letters(i: int) -> str:
 
 
 MUTATIONS: list[Callable[[random.Random, Any], Any]] = [
-    _replace_value, _replace_value, _number_nudge, _drop_key, _add_key, _alias_cell, _tile_code, _tile_code,
-    _neighbours, _trains, _big_board,
+    _replace_value,
+    _replace_value,
+    _number_nudge,
+    _drop_key,
+    _add_key,
+    _alias_cell,
+    _tile_code,
+    _tile_code,
+    _neighbours,
+    _trains,
+    _big_board,
 ]
 
 
@@ -234,8 +313,11 @@ def _text_mutation(rng: random.Random, text: str) -> str | bytes:
         return text[: rng.randrange(len(text) + 1)]
     if choice == 1:
         depth = rng.choice([40, 1_000, 100_000])
-        return text.replace('"options"', '"options": ' + "[" * depth + "]" * depth + ', "x"', 1) \
-            if '"options"' in text else "[" * depth + "]" * depth
+        return (
+            text.replace('"options"', '"options": ' + "[" * depth + "]" * depth + ', "x"', 1)
+            if '"options"' in text
+            else "[" * depth + "]" * depth
+        )
     if choice == 2:
         return text.replace(":", ": " + "9" * rng.choice([31, 5_000, 50_000]) + " +", 1)
     if choice == 3:
@@ -287,6 +369,7 @@ def cases(count: int, seed: int, kinds=("solve", "solve", "validate", "render"))
 
 # -- entry points -------------------------------------------------------------------
 
+
 @dataclass
 class Tally:
     """Outcomes by entry point, and the first few examples of each bad one."""
@@ -297,8 +380,10 @@ class Tally:
     def add(self, entry: str, outcome: str, case: Case | None, detail: str = "") -> None:
         self.counts.setdefault(entry, Counter())[outcome] += 1
         if outcome in ("crash", "overrun", "disagree") and len(self.examples) < 40:
-            self.examples.append(f"{entry} {outcome} case {case.number if case else '?'} "
-                                 f"({case.seed if case else ''}, {case.kind if case else ''}): {detail[:300]}")
+            self.examples.append(
+                f"{entry} {outcome} case {case.number if case else '?'} "
+                f"({case.seed if case else ''}, {case.kind if case else ''}): {detail[:300]}"
+            )
 
     def cases(self, entry: str) -> int:
         return sum(self.counts.get(entry, Counter())[o] for o in OUTCOMES)
@@ -348,8 +433,14 @@ def run_api(case: Case, time_limit: float, tally: Tally, agree: bool = True) -> 
         if overran(took, cpu, time_limit):
             outcome, detail = "overrun", f"{took:.2f} s ({cpu:.2f} s CPU) with a {time_limit:g} s limit"
     tally.add("api", outcome, case, detail)
-    if agree and answer is not None and answer.get("status") == "optimal" and "routes" in answer \
-            and answer.get("solver") != "cuba" and "plan" not in answer:
+    if (
+        agree
+        and answer is not None
+        and answer.get("status") == "optimal"
+        and "routes" in answer
+        and answer.get("solver") != "cuba"
+        and "plan" not in answer
+    ):
         _check_agreement(case, answer, time_limit, tally)
 
 
@@ -465,18 +556,20 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     for k, entry in enumerate(entries):
         n = round(args.cases * share[entry] / total)
-        batch = cases(n, args.seed * 1000 + k, kinds=("solve",) if entry == "cli" else
-                      ("solve", "solve", "validate", "render"))
+        batch = cases(
+            n, args.seed * 1000 + k, kinds=("solve",) if entry == "cli" else ("solve", "solve", "validate", "render")
+        )
         t0 = time.perf_counter()
         if entry == "api":
             from routecalc.solvers import warm_up
+
             warm_up()
             for case in batch:
                 run_api(case, args.time_limit, tally)
         elif entry == "cli":
             with tempfile.TemporaryDirectory() as tmp:
                 for i in range(0, len(batch), 100):
-                    run_cli(batch[i:i + 100], args.time_limit, tally, Path(tmp))
+                    run_cli(batch[i : i + 100], args.time_limit, tally, Path(tmp))
         else:
             import httpx
             from live_server import serving
@@ -491,8 +584,10 @@ def main(argv: list[str] | None = None) -> int:
                     run_service(case, client, args.time_limit, tally)
         print(f"{entry}: {n} cases in {time.perf_counter() - t0:.0f} s", flush=True)
     print(tally.table())
-    print(f"{sum(tally.cases(e) for e in tally.counts)} outcomes in {time.perf_counter() - started:.0f} s "
-          f"(seed {args.seed}, time limit {args.time_limit:g} s)")
+    print(
+        f"{sum(tally.cases(e) for e in tally.counts)} outcomes in {time.perf_counter() - started:.0f} s "
+        f"(seed {args.seed}, time limit {args.time_limit:g} s)"
+    )
     return 1 if tally.bad() else 0
 
 

@@ -76,9 +76,27 @@ def _groups(draw) -> str:
 @st.composite
 def tile_codes(draw, num_edges: int = 6, toward: tuple[int, ...] = ()) -> str:
     """A tile code (unrotated) whose exits are mostly the ``toward`` code edges."""
-    shape = draw(st.sampled_from(
-        ("city", "track", "town", "city", "track", "offboard", "city", "track", "crossing", "town",
-         "two_cities", "two_towns", "blank", "junction", "terminal_city")))
+    shape = draw(
+        st.sampled_from(
+            (
+                "city",
+                "track",
+                "town",
+                "city",
+                "track",
+                "offboard",
+                "city",
+                "track",
+                "crossing",
+                "town",
+                "two_cities",
+                "two_towns",
+                "blank",
+                "junction",
+                "terminal_city",
+            )
+        )
+    )
     n = num_edges
     if shape == "blank":
         return ""
@@ -91,8 +109,11 @@ def tile_codes(draw, num_edges: int = 6, toward: tuple[int, ...] = ()) -> str:
         edges = _exits(draw, n, 4, 4, toward)
         return f"path=a:{edges[0]},b:{edges[2]};path=a:{edges[1]},b:{edges[3]}{_track(draw)}"
     if shape in ("town", "city", "terminal_city"):
-        node = (f"town=revenue:{draw(revenues())}" if shape == "town"
-                else f"city=revenue:{draw(revenues())},slots:{draw(st.integers(1, 2))}")
+        node = (
+            f"town=revenue:{draw(revenues())}"
+            if shape == "town"
+            else f"city=revenue:{draw(revenues())},slots:{draw(st.integers(1, 2))}"
+        )
         node += _groups(draw)
         exits = _exits(draw, n, 1 if shape == "terminal_city" else 2, 5, toward)
         paths = [f"path=a:{e},b:_0{_track(draw)}" for e in exits]
@@ -105,14 +126,20 @@ def tile_codes(draw, num_edges: int = 6, toward: tuple[int, ...] = ()) -> str:
     if shape == "two_cities":
         e = _exits(draw, n, 2, 4, toward)
         group = draw(st.sampled_from(("", ",groups:BIG")))
-        parts = [f"city=revenue:{draw(revenues())}{group}", f"city=revenue:{draw(revenues())}{group}",
-                 f"path=a:{e[0]},b:_0", f"path=a:{e[1]},b:_1"]
+        parts = [
+            f"city=revenue:{draw(revenues())}{group}",
+            f"city=revenue:{draw(revenues())}{group}",
+            f"path=a:{e[0]},b:_0",
+            f"path=a:{e[1]},b:_1",
+        ]
         parts += [f"path=a:{x},b:_{i % 2}" for i, x in enumerate(e[2:])]
         return ";".join(parts)
     if shape == "two_towns":
         e = _exits(draw, n, 4, 4, toward)
-        return (f"town=revenue:{draw(revenues())};town=revenue:{draw(revenues())};"
-                f"path=a:{e[0]},b:_0;path=a:_0,b:{e[1]};path=a:{e[2]},b:_1;path=a:_1,b:{e[3]}")
+        return (
+            f"town=revenue:{draw(revenues())};town=revenue:{draw(revenues())};"
+            f"path=a:{e[0]},b:_0;path=a:_0,b:{e[1]};path=a:{e[2]},b:_1;path=a:_1,b:{e[3]}"
+        )
     if shape == "offboard":
         exits = _exits(draw, n, 1, 3, toward)
         node = f"offboard=revenue:{draw(revenues())}{_groups(draw)}"
@@ -144,23 +171,39 @@ def trains(draw, max_trains: int = 3) -> list:
         elif kind == "nE":
             out.append(f"{draw(st.integers(1, 3))}E")
         elif kind == "object":
-            out.append({"name": f"{draw(st.integers(2, 4))}x", "distance": draw(st.integers(2, 4)),
-                        "multiplier": draw(st.integers(1, 2))})
+            out.append(
+                {
+                    "name": f"{draw(st.integers(2, 4))}x",
+                    "distance": draw(st.integers(2, 4)),
+                    "multiplier": draw(st.integers(1, 2)),
+                }
+            )
         else:
             # 1867 style: n cities/offboards (towns free and filling), or nE offboards first
             first = draw(st.sampled_from((["city", "offboard"], ["offboard"], ["city"])))
             rest = [c for c in ("city", "town", "offboard") if c not in first]
             pay = draw(st.integers(1, 3))
-            out.append({"name": f"{pay}+{pay}F", "fill": draw(st.booleans()),
-                        "multiplier": draw(st.integers(1, 2)),
-                        "distance": [{"nodes": first, "pay": pay, "visit": pay + draw(st.integers(0, 1)),
-                                      "multiplier": draw(st.sampled_from((1, 1, 2)))},
-                                     {"nodes": rest, "pay": draw(st.integers(0, 1)),
-                                      "visit": draw(st.sampled_from((1, 2, 99)))}]})
+            out.append(
+                {
+                    "name": f"{pay}+{pay}F",
+                    "fill": draw(st.booleans()),
+                    "multiplier": draw(st.integers(1, 2)),
+                    "distance": [
+                        {
+                            "nodes": first,
+                            "pay": pay,
+                            "visit": pay + draw(st.integers(0, 1)),
+                            "multiplier": draw(st.sampled_from((1, 1, 2))),
+                        },
+                        {"nodes": rest, "pay": draw(st.integers(0, 1)), "visit": draw(st.sampled_from((1, 2, 99)))},
+                    ],
+                }
+            )
     # A route names its train only by name: two different trains never share one.
     for i, train in enumerate(out):
-        if isinstance(train, dict) and any(isinstance(t, dict) and t["name"] == train["name"] and t != train
-                                           for t in out[:i]):
+        if isinstance(train, dict) and any(
+            isinstance(t, dict) and t["name"] == train["name"] and t != train for t in out[:i]
+        ):
             out[i] = {**train, "name": f"{train['name']}#{i}"}
     return out
 
@@ -175,14 +218,28 @@ def bonuses(draw, cell_ids: list[str]) -> list[dict]:
         if draw(st.booleans()):
             out.append({"type": "visit", "cells": draw(cells), "amount": amount, "multiplied": multiplied})
         else:
-            out.append({"type": "connect", "sets": draw(st.lists(cells, min_size=2, max_size=2)),
-                        "amount": amount, "multiplied": multiplied})
+            out.append(
+                {
+                    "type": "connect",
+                    "sets": draw(st.lists(cells, min_size=2, max_size=2)),
+                    "amount": amount,
+                    "multiplied": multiplied,
+                }
+            )
     return out
 
 
 @st.composite
-def positions(draw, *, layouts: tuple[str, ...] = LAYOUTS, min_size: int = 2, max_size: int = 4,
-              max_trains: int = 3, options: bool = True, token_rate: float = 0.4) -> dict:
+def positions(
+    draw,
+    *,
+    layouts: tuple[str, ...] = LAYOUTS,
+    min_size: int = 2,
+    max_size: int = 4,
+    max_trains: int = 3,
+    options: bool = True,
+    token_rate: float = 0.4,
+) -> dict:
     """A random small position JSON dict for company ``A`` (generic rules).
 
     The board is a ``width x height`` patch (each ``min_size..max_size``;
@@ -198,32 +255,52 @@ def positions(draw, *, layouts: tuple[str, ...] = LAYOUTS, min_size: int = 2, ma
     present = set(coords)
     n = grid.num_edges
     # which neighbouring cells the track links (most pairs), so tiles join up
-    links = {frozenset((a, grid.neighbor_coords(*a, e))) for a in coords for e in range(n)
-             if grid.neighbor_coords(*a, e) in present}
+    links = {
+        frozenset((a, grid.neighbor_coords(*a, e)))
+        for a in coords
+        for e in range(n)
+        if grid.neighbor_coords(*a, e) in present
+    }
     linked = {pair for pair in sorted(links, key=sorted) if draw(st.integers(0, 3))}
     hexes = []
     for x, y in coords:
         rotation = draw(st.integers(0, n - 1))
-        toward = tuple(sorted((e - rotation) % n for e in range(n)
-                              if frozenset(((x, y), grid.neighbor_coords(x, y, e))) in linked))
+        toward = tuple(
+            sorted((e - rotation) % n for e in range(n) if frozenset(((x, y), grid.neighbor_coords(x, y, e))) in linked)
+        )
         code = draw(tile_codes(n, toward))
         cell = {"id": grid.cell_id(x, y), "code": code, "rotation": rotation}
-        slots = [int(part.split("slots:")[1].split(",")[0]) if "slots:" in part else 1
-                 for part in code.split(";") if part.startswith("city=")]
+        slots = [
+            int(part.split("slots:")[1].split(",")[0]) if "slots:" in part else 1
+            for part in code.split(";")
+            if part.startswith("city=")
+        ]
         if slots:
             cell["tokens"] = [
-                [draw(st.sampled_from((COMPANY,) + OTHERS)) if draw(st.floats(0, 1)) < token_rate else None
-                 for _ in range(k)] for k in slots]
+                [
+                    draw(st.sampled_from((COMPANY,) + OTHERS)) if draw(st.floats(0, 1)) < token_rate else None
+                    for _ in range(k)
+                ]
+                for k in slots
+            ]
         hexes.append(cell)
-    token_slots = [(i, j, k) for i, cell in enumerate(hexes) for j, slots in enumerate(cell.get("tokens", ()))
-                   for k in range(len(slots))]
+    token_slots = [
+        (i, j, k)
+        for i, cell in enumerate(hexes)
+        for j, slots in enumerate(cell.get("tokens", ()))
+        for k in range(len(slots))
+    ]
     if token_slots and not any(COMPANY in slots for cell in hexes for slots in cell.get("tokens", ())):
         i, j, k = draw(st.sampled_from(token_slots))
         hexes[i]["tokens"][j][k] = COMPANY
     position = {
-        "format": 1, "game": "generic", "layout": layout,
+        "format": 1,
+        "game": "generic",
+        "layout": layout,
         "phase": {"name": "5", "colors": draw(st.sampled_from((["yellow"], ["yellow", "green", "brown"])))},
-        "hexes": hexes, "company": COMPANY, "trains": draw(trains(max_trains)),
+        "hexes": hexes,
+        "company": COMPANY,
+        "trains": draw(trains(max_trains)),
     }
     if options:
         opts: dict = {}

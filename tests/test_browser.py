@@ -7,16 +7,23 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
+from live_server import serving
 from playwright.sync_api import sync_playwright
 
-from live_server import serving
 from routecalc import api, load_position_file, solvers
 from service.app import Settings, create_app
-from conftest import CORPUS
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "1830-late.json"
 CORPUS_FILE = CORPUS / "generic" / "1830" / "1830_game_end_bank-a145.json"
 
@@ -58,8 +65,9 @@ def test_solve_a_fixture_on_the_page(page):
         assert cells.nth(2).text_content() == str(route["revenue"])
     lines = page.locator("#board svg polyline.route")
     assert lines.count() == len(expected["routes"])
-    assert [lines.nth(k).get_attribute("data-train") for k in range(lines.count())] == \
-        [r["train"] for r in expected["routes"]]
+    assert [lines.nth(k).get_attribute("data-train") for k in range(lines.count())] == [
+        r["train"] for r in expected["routes"]
+    ]
     assert page.locator("#board svg g.cell").count() == len(load_position_file(DEMO).cells)
     # the route really shows: drawn with a size on screen
     box = lines.nth(0).bounding_box()

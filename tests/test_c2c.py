@@ -28,10 +28,10 @@ from test_solvers_agree import check_agreement
 
 from routecalc.api import solve, validate
 from routecalc.errors import PositionError, RouteViolation
+from routecalc.games.c2c import connect_query, train_table
 from routecalc.geometry import Grid
 from routecalc.graph import compile_position
 from routecalc.model import load_position
-from routecalc.games.c2c import connect_query, train_table
 from routecalc.rules.c2c import unfolded
 from routecalc.solvers import SOLVERS
 from routecalc.solvers.reference import enumerate_routes
@@ -42,8 +42,14 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "c2c-d-destination.
 
 def line(trains: list, options: dict | None = None, middle: str | None = None) -> dict:
     """The line of the module docstring; ``middle`` replaces the A5 city."""
-    cells = column(offboard(40, edges=(0,), slots=1), city(20), middle or city(30), city(10),
-                   offboard(50, edges=(3,)), tokens={0: [["A"]], 3: [["A"]]})
+    cells = column(
+        offboard(40, edges=(0,), slots=1),
+        city(20),
+        middle or city(30),
+        city(10),
+        offboard(50, edges=(3,)),
+        tokens={0: [["A"]], 3: [["A"]]},
+    )
     return position(cells, trains, game=GAME, options=options)
 
 
@@ -52,6 +58,7 @@ def every_solver(board: dict) -> set[tuple[int, str]]:
 
 
 # -- trains and tokens --------------------------------------------------------
+
 
 def test_catalogue():
     trains = load_position(line(["2", "3", "4", "5", "3D", "4D", "5D", "6D"])).trains
@@ -87,15 +94,19 @@ def test_offboards_hold_tokens_only_in_this_game():
 
 # -- revenue --------------------------------------------------------------------
 
-@pytest.mark.parametrize(("trains", "revenue"), [
-    (["4D"], 2 * 40 + 20 + 30 + 2 * 10),  # A1-A7 150 beats A3-A9 20+30+20+50 = 120
-    (["4"], 20 + 30 + 10 + 50),  # plain: A3-A9 110 beats A1-A7 100
-    (["5D"], 2 * 40 + 20 + 30 + 2 * 10 + 50),  # all five stops
-    (["5"], 40 + 20 + 30 + 10 + 50),
-    (["2"], 20 + 40),  # A1-A3 60: the offboard's token counts for the token rule
-    # A1-A5 130 and the plain 2 A7-A9 60 (no track shared) beat A5-A9 100 and A1-A3 60
-    (["3D", "2"], (2 * 40 + 20 + 30) + (10 + 50)),
-])
+
+@pytest.mark.parametrize(
+    ("trains", "revenue"),
+    [
+        (["4D"], 2 * 40 + 20 + 30 + 2 * 10),  # A1-A7 150 beats A3-A9 20+30+20+50 = 120
+        (["4"], 20 + 30 + 10 + 50),  # plain: A3-A9 110 beats A1-A7 100
+        (["5D"], 2 * 40 + 20 + 30 + 2 * 10 + 50),  # all five stops
+        (["5"], 40 + 20 + 30 + 10 + 50),
+        (["2"], 20 + 40),  # A1-A3 60: the offboard's token counts for the token rule
+        # A1-A5 130 and the plain 2 A7-A9 60 (no track shared) beat A5-A9 100 and A1-A3 60
+        (["3D", "2"], (2 * 40 + 20 + 30) + (10 + 50)),
+    ],
+)
 def test_nd_doubles_token_stops_and_every_solver_agrees(trains, revenue):
     assert every_solver(line(trains)) == {(revenue, "optimal")}
 
@@ -173,6 +184,7 @@ def test_solvers_agree_on_random_boards(board):
 
 # -- the connect query ----------------------------------------------------------
 
+
 def connect(board: dict, sources: list[str], targets: list[str]) -> dict:
     board["options"] = {"connect": {"from": sources, "to": targets}}
     return solve(board)["connect"]
@@ -226,18 +238,22 @@ def test_connect_keeps_to_the_time_limit():
     graph = compile_position(load_position(line(["3D"])))
     answer = connect_query(graph, frozenset({"A1"}), frozenset({"A9"}), deadline=time.perf_counter() - 1)
     assert answer == {"possible": None, "route": None, "unfolded": None, "status": "unknown"}
-    assert solve(line(["3D"], {"connect": {"from": ["A1"], "to": ["A9"]}}),
-                 time_limit=5)["connect"]["status"] == "exact"
+    assert (
+        solve(line(["3D"], {"connect": {"from": ["A1"], "to": ["A9"]}}), time_limit=5)["connect"]["status"] == "exact"
+    )
 
 
-@pytest.mark.parametrize(("connect_option", "where"), [
-    ("A1", "options.connect"),
-    ({"from": ["A1"]}, "options.connect.to"),
-    ({"from": ["A1"], "to": ["A9"], "via": ["A5"]}, "options.connect"),
-    ({"from": [], "to": ["A9"]}, "options.connect.from"),
-    ({"from": "A1", "to": ["A9"]}, "options.connect.from"),
-    ({"from": ["A1"], "to": ["Z9"]}, "options.connect.to"),
-])
+@pytest.mark.parametrize(
+    ("connect_option", "where"),
+    [
+        ("A1", "options.connect"),
+        ({"from": ["A1"]}, "options.connect.to"),
+        ({"from": ["A1"], "to": ["A9"], "via": ["A5"]}, "options.connect"),
+        ({"from": [], "to": ["A9"]}, "options.connect.from"),
+        ({"from": "A1", "to": ["A9"]}, "options.connect.from"),
+        ({"from": ["A1"], "to": ["Z9"]}, "options.connect.to"),
+    ],
+)
 def test_bad_connect_option_is_named(connect_option, where):
     with pytest.raises(PositionError) as err:
         load_position(line(["2"], {"connect": connect_option}))
@@ -257,9 +273,13 @@ def test_connect_matches_exhaustive_listing(board, data):
 
     def shortest(trains) -> int | None:
         """Fewest stops of a listed route with a stop in both cell sets."""
-        sizes = [len(r.stops) for t in trains for r in enumerate_routes(graph, train_table(graph, t))[0]
-                 if {graph.cell_ids[graph.cell[s]] for s in r.stops} & sources
-                 and {graph.cell_ids[graph.cell[s]] for s in r.stops} & targets]
+        sizes = [
+            len(r.stops)
+            for t in trains
+            for r in enumerate_routes(graph, train_table(graph, t))[0]
+            if {graph.cell_ids[graph.cell[s]] for s in r.stops} & sources
+            and {graph.cell_ids[graph.cell[s]] for s in r.stops} & targets
+        ]
         return min(sizes, default=None)
 
     folded = shortest(graph.position.trains)

@@ -10,19 +10,18 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from boards import city, line_board, offboard, route, town
+from conftest import CORPUS
+
 from routecalc.cli import connect_line, main
 from routecalc.model import read_json
-from conftest import CORPUS
 
 GENERIC = CORPUS / "generic"
 CORPUS_FILE = GENERIC / "1830" / "1830_game_end_bank-a145.json"  # oracle 250, exact
 
 # A 2 and a 3 on one line: the 3 takes offboard-city-city (40+30+20), the 2
 # the other side (20+50); they meet at A5.
-BOARD = line_board(offboard(40), city(30), city(20), town(50), city(10), token_at=2,
-                   trains=["3", "2"])
+BOARD = line_board(offboard(40), city(30), city(20), town(50), city(10), token_at=2, trains=["3", "2"])
 BEST = 90 + 70
 
 
@@ -108,21 +107,34 @@ def test_solve_pretty_prints_the_connect_proof(capsys):
     assert ("unfolded" in out) == connect["unfolded"]
 
 
-@pytest.mark.parametrize("connect, said", [
-    ({"possible": None, "route": None, "unfolded": None, "status": "unknown"}, "connect: unknown"),
-    ({"possible": False, "route": None, "unfolded": False, "status": "exact"}, "connect: impossible"),
-    ({"possible": True, "route": {"train": "3", "nodes": ["A1-0", "A3-0"]}, "unfolded": False, "status": "exact"},
-     "connect: possible - 3: A1-0 - A3-0"),
-])
+@pytest.mark.parametrize(
+    "connect, said",
+    [
+        ({"possible": None, "route": None, "unfolded": None, "status": "unknown"}, "connect: unknown"),
+        ({"possible": False, "route": None, "unfolded": False, "status": "exact"}, "connect: impossible"),
+        (
+            {
+                "possible": True,
+                "route": {"train": "3", "nodes": ["A1-0", "A3-0"]},
+                "unfolded": False,
+                "status": "exact",
+            },
+            "connect: possible - 3: A1-0 - A3-0",
+        ),
+    ],
+)
 def test_connect_line(connect, said):
     assert connect_line(connect).startswith(said)
 
 
-@pytest.mark.parametrize("content, where", [
-    ("{", "p.json"),
-    (json.dumps({"format": 1}), "game"),
-    (json.dumps(line_board(city(20), trains=["9Z"])), "trains[0]"),
-])
+@pytest.mark.parametrize(
+    "content, where",
+    [
+        ("{", "p.json"),
+        (json.dumps({"format": 1}), "game"),
+        (json.dumps(line_board(city(20), trains=["9Z"])), "trains[0]"),
+    ],
+)
 def test_solve_bad_input_exits_2_naming_the_field(tmp_path, capsys, content, where):
     path = write(tmp_path, "p.json", content)
     code, out = run(capsys, "solve", path, "--solver", "reference")
@@ -194,19 +206,23 @@ def test_validate_violation_exits_1(tmp_path, capsys):
 def test_validate_ambiguous_lists_choices(tmp_path, capsys):
     board = line_board(city(20, edges=(0, 5)), city(40, edges=(3, 4)))
     board["hexes"].append({"id": "B2", "code": "path=a:2,b:1"})
-    code, out = run(capsys, "validate", write(tmp_path, "p.json", board),
-                    write(tmp_path, "r.json", [route("2", "A1-0", "A3-0")]))
+    code, out = run(
+        capsys, "validate", write(tmp_path, "p.json", board), write(tmp_path, "r.json", [route("2", "A1-0", "A3-0")])
+    )
     assert code == 1
     violation = json.loads(out)["violation"]
     assert violation["rule"] == "ambiguous"
     assert violation["choices"] == [["A1", "A3"], ["A1", "B2", "A3"]]
 
 
-@pytest.mark.parametrize("routes, where", [
-    ("[", "r.json"),
-    ('{"route": []}', "routes"),
-    (json.dumps([route("2", "A1-0", "Q1-0")]), "routes[0].nodes[1]"),
-])
+@pytest.mark.parametrize(
+    "routes, where",
+    [
+        ("[", "r.json"),
+        ('{"route": []}', "routes"),
+        (json.dumps([route("2", "A1-0", "Q1-0")]), "routes[0].nodes[1]"),
+    ],
+)
 def test_validate_bad_routes_exit_2(tmp_path, capsys, routes, where):
     code, out = run(capsys, "validate", write(tmp_path, "p.json", BOARD), write(tmp_path, "r.json", routes))
     assert code == 2
@@ -222,6 +238,7 @@ def test_validate_bad_position_exits_2(tmp_path, capsys):
 
 # -- demo and a real process ---------------------------------------------------------------------
 
+
 def test_demo_prints_the_bundled_example(capsys):
     code, out = run(capsys, "demo", "--solver", "reference")
     assert code == 0
@@ -236,21 +253,23 @@ def routecalc_command() -> list[str]:
 
 def test_the_installed_command(tmp_path):
     pos, rts = write(tmp_path, "p.json", BOARD), write(tmp_path, "r.json", {"routes": VALID})
-    solved = subprocess.run(routecalc_command() + ["solve", pos, "--solver", "reference"],
-                            capture_output=True, text=True, timeout=120)
+    solved = subprocess.run(
+        routecalc_command() + ["solve", pos, "--solver", "reference"], capture_output=True, text=True, timeout=120
+    )
     assert solved.returncode == 0, solved.stderr
     assert json.loads(solved.stdout)["revenue"] == BEST
-    checked = subprocess.run(routecalc_command() + ["validate", pos, rts], capture_output=True, text=True,
-                             timeout=120)
+    checked = subprocess.run(routecalc_command() + ["validate", pos, rts], capture_output=True, text=True, timeout=120)
     assert checked.returncode == 0, checked.stderr
     assert json.loads(checked.stdout)["revenue"] == BEST
 
 
 def test_a_reader_that_goes_away_is_no_error(tmp_path):
     # ``routecalc solve ... | head``: the pipe closes before the answer is written.
-    proc = subprocess.Popen(routecalc_command() + ["solve", write(tmp_path, "p.json", BOARD), "--solver",
-                                                   "reference"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        routecalc_command() + ["solve", write(tmp_path, "p.json", BOARD), "--solver", "reference"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.close()
     stderr = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 0

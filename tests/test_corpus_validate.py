@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
 
 from routecalc import load_position, validate
-from conftest import CORPUS
 
 GENERIC = CORPUS / "generic"
 FILES = sorted(GENERIC.glob("*/*.json"))

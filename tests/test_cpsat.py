@@ -13,15 +13,15 @@ import json
 from pathlib import Path
 
 import pytest
-
 from boards import cell, city, column, line_board, offboard, position, town, track
+from conftest import CORPUS
+
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.scoring import train_tables
 from routecalc.solvers.cpsat import PathModel, candidate_stops, solve_cpsat
 from routecalc.solvers.fast import solve_fast
 from routecalc.validate import RouteSetValidator
-from conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERIC = sorted((CORPUS / "generic").glob("*/*.json"))
@@ -43,6 +43,7 @@ def nodes(result: dict) -> list[list[str]]:
 
 # -- rules ---------------------------------------------------------------------------------
 
+
 def test_plain_trains_share_cities_not_track():
     # Token on the 30: the 2 runs 30-40 (70) and the other 2 runs 20-30 (50).
     result = solve(line_board(city(20), city(30), city(40), trains=["2", "2"], token_at=1))
@@ -61,13 +62,32 @@ def test_express_pays_its_best_stops_with_the_token_among_them():
 def test_n_plus_m_and_fill():
     # 1+1 on city 10 (token) - town 40 - town 30 - city 50: one city may be visited, one town
     # pays: 10 + 40.
-    board = line_board(city(10), town(40), town(30), city(50),
-                       trains=[{"name": "1+1", "distance": [{"nodes": ["city", "offboard"], "pay": 1, "visit": 1},
-                                                            {"nodes": ["town"], "pay": 1, "visit": 2}]}])
+    board = line_board(
+        city(10),
+        town(40),
+        town(30),
+        city(50),
+        trains=[
+            {
+                "name": "1+1",
+                "distance": [
+                    {"nodes": ["city", "offboard"], "pay": 1, "visit": 1},
+                    {"nodes": ["town"], "pay": 1, "visit": 2},
+                ],
+            }
+        ],
+    )
     assert solve(board)["revenue"] == 50
-    board["trains"] = [{"name": "2F", "fill": True,
-                        "distance": [{"nodes": ["city", "offboard"], "pay": 2, "visit": 2},
-                                     {"nodes": ["town"], "pay": 0, "visit": 99}]}]
+    board["trains"] = [
+        {
+            "name": "2F",
+            "fill": True,
+            "distance": [
+                {"nodes": ["city", "offboard"], "pay": 2, "visit": 2},
+                {"nodes": ["town"], "pay": 0, "visit": 99},
+            ],
+        }
+    ]
     # 2F: cities 10 and 50 take both slots, the towns are passed for free: 60.
     assert solve(board)["revenue"] == 60
     board["hexes"][3]["code"] = city(0)
@@ -128,10 +148,18 @@ def test_no_hex_twice_forbids_reentering_a_cell():
 
 def test_bonuses_count_with_the_paying_stops():
     # Visit bonus of 30 at A5 (multiplied by 2) and a connect bonus of 25 for A1 with A5.
-    board = line_board(city(20), city(10), city(10), trains=[{"name": "3x", "distance": 3, "multiplier": 2}],
-                       options={"bonuses": [
-                           {"type": "visit", "cells": ["A5"], "amount": 30, "multiplied": True},
-                           {"type": "connect", "sets": [["A1"], ["A5"]], "amount": 25, "multiplied": False}]})
+    board = line_board(
+        city(20),
+        city(10),
+        city(10),
+        trains=[{"name": "3x", "distance": 3, "multiplier": 2}],
+        options={
+            "bonuses": [
+                {"type": "visit", "cells": ["A5"], "amount": 30, "multiplied": True},
+                {"type": "connect", "sets": [["A1"], ["A5"]], "amount": 25, "multiplied": False},
+            ]
+        },
+    )
     # (20 + 10 + 10 + 30) * 2 + 25
     assert solve(board)["revenue"] == 165
 
@@ -139,8 +167,13 @@ def test_bonuses_count_with_the_paying_stops():
 def test_express_chooses_its_stops_with_the_bonus_in_mind():
     # A 2E pays its token stop 20 and one more: the 40, or the 10 in A5 with its visit bonus of
     # 50. 20 + 10 + 50 = 80 beats 20 + 40, so the 40 is skipped.
-    board = line_board(city(20), city(40), city(10), trains=["2E"],
-                       options={"bonuses": [{"type": "visit", "cells": ["A5"], "amount": 50}]})
+    board = line_board(
+        city(20),
+        city(40),
+        city(10),
+        trains=["2E"],
+        options={"bonuses": [{"type": "visit", "cells": ["A5"], "amount": 50}]},
+    )
     result = solve(board)
     assert result["revenue"] == 80
     assert result["routes"][0]["skip"] == ["A3-0"]
@@ -153,6 +186,7 @@ def test_no_token_no_route():
 
 
 # -- the model --------------------------------------------------------------------------------
+
 
 def test_reach_leaves_out_what_a_train_cannot_touch():
     # A 2-train from the token at A1 reaches A3 only; the D reaches all four cities.
@@ -187,6 +221,7 @@ def test_time_limit_gives_a_feasible_answer_with_a_true_bound():
 
 
 # -- corpus -----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("path", GENERIC + IRELAND, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_corpus_matches_the_oracle_and_the_fast_solver(path):

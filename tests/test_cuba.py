@@ -14,8 +14,8 @@ from boards import cell, city, column, offboard, position, route, town, track
 
 from routecalc.api import solve, validate
 from routecalc.errors import PositionError, RouteViolation
-from routecalc.model import load_position
 from routecalc.games.cuba import Game, list_runs, max_flow, validate_cuba
+from routecalc.model import load_position
 
 GAME = "18Cuba"
 NARROW = "track:narrow"
@@ -61,15 +61,18 @@ def revenue(board: dict, **kw) -> int:
 MAJOR_LINE = (harbor(), city(20), city(30), city(40))
 
 
-@pytest.mark.parametrize("train, expected", [
-    ("2", 50),  # 20 + 30
-    ("3", 90),  # 20 + 30 + 40 (or the harbor beyond the range, paying 0)
-    ("4", 100),  # the harbor within range pays 10
-    ({"name": "4", "obsolete": True}, 90),  # runs as a 3
-    ({"name": "3", "obsolete": True}, 50),  # runs as a 2
-    ("3+", 90),
-    ("4D", 200),  # (10 + 20 + 30 + 40) * 2
-])
+@pytest.mark.parametrize(
+    "train, expected",
+    [
+        ("2", 50),  # 20 + 30
+        ("3", 90),  # 20 + 30 + 40 (or the harbor beyond the range, paying 0)
+        ("4", 100),  # the harbor within range pays 10
+        ({"name": "4", "obsolete": True}, 90),  # runs as a 3
+        ({"name": "3", "obsolete": True}, 50),  # runs as a 2
+        ("3+", 90),
+        ("4D", 200),  # (10 + 20 + 30 + 40) * 2
+    ],
+)
 def test_major_ranges(train, expected):
     assert revenue(line(*MAJOR_LINE, tokens={1: [["A"]]}, trains=[train])) == expected
 
@@ -83,8 +86,9 @@ def test_a_major_does_not_run_on_narrow_track():
 
 
 def test_4d_doubles_stops_not_sugar():
-    board = line(city(30), mill(20), harbor(), tokens={0: [["A"]]}, trains=[{"name": "4D", "wagon": 2}],
-                 sugar={"A3-0": 3})
+    board = line(
+        city(30), mill(20), harbor(), tokens={0: [["A"]]}, trains=[{"name": "4D", "wagon": 2}], sugar={"A3-0": 3}
+    )
     answer = solve(board)
     # (30 + 20 + 10) * 2 = 120, plus 2 cubes at 30 (not doubled) = 60
     assert answer["revenue"] == 180
@@ -94,6 +98,7 @@ def test_4d_doubles_stops_not_sugar():
 
 
 # -- harbors ---------------------------------------------------------------------------------------
+
 
 def test_harbor_in_range_pays_beyond_range_pays_nothing():
     board = line(harbor(), city(20), city(30), tokens={1: [["A"]]}, trains=["2", "3"])
@@ -132,33 +137,49 @@ def test_a_harbor_only_ends_a_route():
 
 # -- minors --------------------------------------------------------------------------------------------
 
+
 def minor_line(trains: list, **options) -> dict:
     codes = [sugar(10, path=NARROW), sugar(20, path=NARROW), mill(30, path=NARROW), sugar(40, path=NARROW)]
     return line(*codes, tokens={2: [["M"]]}, trains=trains, company="M", **options)
 
 
-@pytest.mark.parametrize("trains, options, expected", [
-    (["2n"], {}, 70),  # mill 30 + field 40
-    (["3n"], {}, 70),  # mill 30 + field 40 beats 10 + 20 + 30 (the mill must end the route)
-    (["2n", "3n"], {}, 130),  # 70 + 60
-    (["2n", "3n"], {"machines": {"M": [10, 20]}}, 160),  # + the machines once
-    (["2n"], {"machines": {"M": [10, 20]}, "sugar": {"A5-0": 4}}, 100),  # minors deliver no sugar
-    ([{"name": "3n", "obsolete": True}, "4n"], {}, 130),  # a 2n and a 4n: 70 + 60
-])
+@pytest.mark.parametrize(
+    "trains, options, expected",
+    [
+        (["2n"], {}, 70),  # mill 30 + field 40
+        (["3n"], {}, 70),  # mill 30 + field 40 beats 10 + 20 + 30 (the mill must end the route)
+        (["2n", "3n"], {}, 130),  # 70 + 60
+        (["2n", "3n"], {"machines": {"M": [10, 20]}}, 160),  # + the machines once
+        (["2n"], {"machines": {"M": [10, 20]}, "sugar": {"A5-0": 4}}, 100),  # minors deliver no sugar
+        ([{"name": "3n", "obsolete": True}, "4n"], {}, 130),  # a 2n and a 4n: 70 + 60
+    ],
+)
 def test_minor_routes(trains, options, expected):
     assert revenue(minor_line(trains, **options)) == expected
 
 
 def test_minor_without_a_route_earns_no_machines():
-    board = line(mill(30, path=NARROW), city(20, path=NARROW), tokens={0: [["M"]]}, trains=["2n"], company="M",
-                 machines={"M": [10]})
+    board = line(
+        mill(30, path=NARROW),
+        city(20, path=NARROW),
+        tokens={0: [["M"]]},
+        trains=["2n"],
+        company="M",
+        machines={"M": [10]},
+    )
     answer = solve(board)
     assert answer["revenue"] == 0 and answer["routes"] == [] and answer["machines"] == 0
 
 
 def test_narrow_trains_never_enter_a_harbor():
-    board = line(mill(30, path=NARROW), sugar(10, path=NARROW), harbor(edges=(3,)), tokens={0: [["M"]]},
-                 trains=["3n"], company="M")
+    board = line(
+        mill(30, path=NARROW),
+        sugar(10, path=NARROW),
+        harbor(edges=(3,)),
+        tokens={0: [["M"]]},
+        trains=["3n"],
+        company="M",
+    )
     board["hexes"][2]["code"] = "offboard=revenue:10,kind:harbor;path=a:3,b:_0,track:narrow"
     assert revenue(board) == 40
     with pytest.raises(RouteViolation) as err:
@@ -166,10 +187,13 @@ def test_narrow_trains_never_enter_a_harbor():
     assert err.value.rule == "narrow_harbor"
 
 
-@pytest.mark.parametrize("nodes", [
-    ("A1-0", "A3-0", "A5-0", "A7-0"),  # the mill in the middle
-    ("A3-0", "A5-0", "A7-0"),
-])
+@pytest.mark.parametrize(
+    "nodes",
+    [
+        ("A1-0", "A3-0", "A5-0", "A7-0"),  # the mill in the middle
+        ("A3-0", "A5-0", "A7-0"),
+    ],
+)
 def test_minor_route_shape(nodes):
     board = minor_line(["5n"])
     with pytest.raises(RouteViolation) as err:
@@ -178,8 +202,14 @@ def test_minor_route_shape(nodes):
 
 
 def test_minor_route_through_a_city_or_plain_town():
-    board = line(mill(30, path=NARROW), city(20, path=NARROW), town(10, path=NARROW), tokens={0: [["M"]]},
-                 trains=["3n"], company="M")
+    board = line(
+        mill(30, path=NARROW),
+        city(20, path=NARROW),
+        town(10, path=NARROW),
+        tokens={0: [["M"]]},
+        trains=["3n"],
+        company="M",
+    )
     with pytest.raises(RouteViolation) as err:
         validate(board, [route("3n", "A1-0", "A3-0")])
     assert err.value.rule == "minor_route"
@@ -196,19 +226,29 @@ def test_a_major_does_not_stop_at_a_sugar_field():
 
 # -- sugar and wagons ------------------------------------------------------------------------------------
 
+
 def mill_star(trains: list, **options) -> dict:
     """Mill 20 in the middle; harbors above and below; the company's 30 and 40 to the right."""
-    cells = star(mill(20, edges=(0, 3, 4, 5)), harbor(edges=(0,)), harbor(edges=(3,)), city(30, edges=(1,)),
-                 city(40, edges=(2,)), tokens={"B2": [["A"]], "B4": [["A"]]})
+    cells = star(
+        mill(20, edges=(0, 3, 4, 5)),
+        harbor(edges=(0,)),
+        harbor(edges=(3,)),
+        city(30, edges=(1,)),
+        city(40, edges=(2,)),
+        tokens={"B2": [["A"]], "B4": [["A"]]},
+    )
     return cuba(cells, trains, **options)
 
 
-@pytest.mark.parametrize("cubes, expected", [
-    (3, 220),  # 60 + 70, both through the mill to a harbor: 3 cubes (2 + 1) * 30
-    (1, 160),  # the trains compete for one cube: 130 + 30
-    (0, 130),
-    (9, 250),  # two 2-wagons full: 130 + 4 * 30
-])
+@pytest.mark.parametrize(
+    "cubes, expected",
+    [
+        (3, 220),  # 60 + 70, both through the mill to a harbor: 3 cubes (2 + 1) * 30
+        (1, 160),  # the trains compete for one cube: 130 + 30
+        (0, 130),
+        (9, 250),  # two 2-wagons full: 130 + 4 * 30
+    ],
+)
 def test_trains_share_the_sugar_supply(cubes, expected):
     board = mill_star([{"name": "3", "wagon": 2}, {"name": "3", "wagon": 2}], sugar={"A3-0": cubes})
     answer = solve(board)
@@ -223,8 +263,17 @@ def test_no_wagon_no_sugar():
 
 
 def wagon_line(trains: list, **options) -> dict:
-    return line(harbor(), mill(20), city(30), mill(20), harbor(), tokens={2: [["A"]]}, trains=trains,
-                sugar={"A3-0": 2, "A7-0": 1}, **options)
+    return line(
+        harbor(),
+        mill(20),
+        city(30),
+        mill(20),
+        harbor(),
+        tokens={2: [["A"]]},
+        trains=trains,
+        sugar={"A3-0": 2, "A7-0": 1},
+        **options,
+    )
 
 
 def test_the_optimiser_assigns_the_wagons():
@@ -232,8 +281,9 @@ def test_the_optimiser_assigns_the_wagons():
     answer = solve(board)
     # routes 60 + 60; the 2-wagon goes to the train past the mill with 2 cubes: 3 cubes = 90
     assert answer["revenue"] == 210
-    wagons = {r["nodes"][1] if r["nodes"][0] in ("A1-0", "A9-0") else r["nodes"][-2]: r["wagon"]
-              for r in answer["routes"]}
+    wagons = {
+        r["nodes"][1] if r["nodes"][0] in ("A1-0", "A9-0") else r["nodes"][-2]: r["wagon"] for r in answer["routes"]
+    }
     assert wagons == {"A3-0": 2, "A7-0": 1}
 
 
@@ -241,20 +291,21 @@ def test_a_proposal_may_pin_its_wagon():
     board = wagon_line(["3", "3"], wagons=[1, 2])
     routes = [dict(route("3", "A1-0", "A3-0", "A5-0"), wagon=1), route("3", "A5-0", "A7-0", "A9-0")]
     assert validate(board, routes)["revenue"] == 180  # 120 + (1 + 1) * 30
-    assert validate(board, [route("3", "A1-0", "A3-0", "A5-0"), route("3", "A5-0", "A7-0", "A9-0")]
-                    )["revenue"] == 210
+    assert validate(board, [route("3", "A1-0", "A3-0", "A5-0"), route("3", "A5-0", "A7-0", "A9-0")])["revenue"] == 210
     with pytest.raises(RouteViolation) as err:
         validate(board, [dict(route("3", "A1-0", "A3-0", "A5-0"), wagon=3)])
     assert err.value.rule == "wagon"
 
 
 def test_sugar_needs_a_harbor_end():
-    board = line(city(30), mill(20), city(10), tokens={0: [["A"]]}, trains=[{"name": "3", "wagon": 3}],
-                 sugar={"A3-0": 3})
+    board = line(
+        city(30), mill(20), city(10), tokens={0: [["A"]]}, trains=[{"name": "3", "wagon": 3}], sugar={"A3-0": 3}
+    )
     assert revenue(board) == 60
 
 
 # -- FC tokens ---------------------------------------------------------------------------------------------
+
 
 def fc_line(trains: list, **options) -> dict:
     return line(city(30), city(40), city(50), tokens={0: [["A"]], 1: [["FC"]]}, trains=trains, **options)
@@ -280,17 +331,26 @@ def test_a_plus_train_ignores_one_fc_token_free():
 
 
 def fc_star(trains: list) -> dict:
-    cells = star(city(10, edges=(0, 3, 4, 5)), city(20, edges=(0,)), city(30, edges=(3,)), city(40, edges=(1,)),
-                 city(50, edges=(2,)), tokens={"A3": [["FC"]], "A1": [["A"]], "B2": [["A"]]})
+    cells = star(
+        city(10, edges=(0, 3, 4, 5)),
+        city(20, edges=(0,)),
+        city(30, edges=(3,)),
+        city(40, edges=(1,)),
+        city(50, edges=(2,)),
+        tokens={"A3": [["FC"]], "A1": [["A"]], "B2": [["A"]]},
+    )
     return cuba(cells, trains)
 
 
-@pytest.mark.parametrize("trains, expected, fee", [
-    (["3", "3"], 140, 20),  # 60 + 100, the FC city paid once for both trains
-    (["3+", "3"], 140, 20),  # the + train's free ignore does not cover the other train
-    (["3+", "3+"], 160, 0),
-    (["2", "2"], 80, 0),  # 30 + 50, both end at the FC city
-])
+@pytest.mark.parametrize(
+    "trains, expected, fee",
+    [
+        (["3", "3"], 140, 20),  # 60 + 100, the FC city paid once for both trains
+        (["3+", "3"], 140, 20),  # the + train's free ignore does not cover the other train
+        (["3+", "3+"], 160, 0),
+        (["2", "2"], 80, 0),  # 30 + 50, both end at the FC city
+    ],
+)
 def test_fc_fee_per_token_per_round(trains, expected, fee):
     answer = solve(fc_star(trains))
     assert answer["revenue"] == expected and answer["fees"]["amount"] == fee
@@ -309,6 +369,7 @@ def test_a_city_stays_blocked_by_other_tokens():
 
 # -- the FC's income ------------------------------------------------------------------------------------------
 
+
 def fc_board(trains: list) -> dict:
     havana = "city=revenue:50,groups:Havana;city=revenue:50,groups:Havana;path=a:0,b:_0;path=a:3,b:_1"
     cells = column(city(20), city(30), city(40), mill(10), tokens={0: [["FC"]], 1: [["FC"]], 2: [["FC"]]})
@@ -316,12 +377,15 @@ def fc_board(trains: list) -> dict:
     return cuba(cells, trains, company="FC", sugar={"A7-0": 3})
 
 
-@pytest.mark.parametrize("trains, expected", [
-    (["1"], 80),  # Havana 50 + 3 cubes * 10
-    (["2"], 120),  # 50 + 40 + 30
-    (["1", "8"], 170),  # the longest range: 50 + 40 + 30 + 20 + 30 (Havana once)
-    ([], 30),
-])
+@pytest.mark.parametrize(
+    "trains, expected",
+    [
+        (["1"], 80),  # Havana 50 + 3 cubes * 10
+        (["2"], 120),  # 50 + 40 + 30
+        (["1", "8"], 170),  # the longest range: 50 + 40 + 30 + 20 + 30 (Havana once)
+        ([], 30),
+    ],
+)
 def test_fc_income(trains, expected):
     answer = solve(fc_board(trains))
     assert answer["revenue"] == expected and answer["routes"] == []
@@ -334,32 +398,38 @@ def test_fc_income(trains, expected):
 
 # -- bad input ---------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("change, where", [
-    (lambda b: b.update(options={"sugar": {"A3-0": 2}}), "options.sugar.A3-0"),  # not a mill
-    (lambda b: b.update(options={"sugar": {"Z9-0": 2}}), "options.sugar.Z9-0"),
-    (lambda b: b.update(options={"sugar": {"A5-0": -1}}), "options.sugar.A5-0"),
-    (lambda b: b.update(options={"sugar": [1]}), "options.sugar"),
-    (lambda b: b.update(options={"wagons": [0]}), "options.wagons"),
-    (lambda b: b.update(options={"wagons": 2}), "options.wagons"),
-    (lambda b: b.update(options={"fc_fee": -5}), "options.fc_fee"),
-    (lambda b: b.update(options={"machines": {"A": [10]}}), "options.machines.A"),  # A is a major
-    (lambda b: b.update(options={"machines": {"M": "10"}}), "options.machines.M"),
-    (lambda b: b.update(options={"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10}]}),
-     "options.bonuses"),
-    (lambda b: b.update(options={"last_round": True}), "options.last_round"),
-    (lambda b: b.update(trains=["7"]), "trains[0]"),
-    (lambda b: b.update(trains=["1"]), "trains[0]"),
-    (lambda b: b.update(trains=["2", "2n"]), "trains"),
-    (lambda b: b.update(trains=[{"name": "2n", "wagon": 1}]), "trains[0].wagon"),
-    (lambda b: b.update(trains=[{"name": "2", "wagon": "big"}]), "trains[0].wagon"),
-    (lambda b: b.update(trains=[{"name": "3", "obsolete": "yes"}]), "trains[0].obsolete"),
-    (lambda b: b.update(trains=[{"name": "2n", "obsolete": True}]), "trains[0].obsolete"),
-    (lambda b: b.update(trains=[{"name": "3", "distance": 3}]), "trains[0].distance"),
-    (lambda b: b.update(trains=[{"name": "3", "multiplier": 2}]), "trains[0].multiplier"),
-    (lambda b: b["hexes"][0].update(code=city(10, kind="harbor")), "cell A1"),
-    (lambda b: b["hexes"][1].update(code=town(10, kind="mill")), "cell A3"),
-    (lambda b: b["hexes"][1].update(code=city(10, kind="port")), "cell A3"),
-])
+
+@pytest.mark.parametrize(
+    "change, where",
+    [
+        (lambda b: b.update(options={"sugar": {"A3-0": 2}}), "options.sugar.A3-0"),  # not a mill
+        (lambda b: b.update(options={"sugar": {"Z9-0": 2}}), "options.sugar.Z9-0"),
+        (lambda b: b.update(options={"sugar": {"A5-0": -1}}), "options.sugar.A5-0"),
+        (lambda b: b.update(options={"sugar": [1]}), "options.sugar"),
+        (lambda b: b.update(options={"wagons": [0]}), "options.wagons"),
+        (lambda b: b.update(options={"wagons": 2}), "options.wagons"),
+        (lambda b: b.update(options={"fc_fee": -5}), "options.fc_fee"),
+        (lambda b: b.update(options={"machines": {"A": [10]}}), "options.machines.A"),  # A is a major
+        (lambda b: b.update(options={"machines": {"M": "10"}}), "options.machines.M"),
+        (
+            lambda b: b.update(options={"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10}]}),
+            "options.bonuses",
+        ),
+        (lambda b: b.update(options={"last_round": True}), "options.last_round"),
+        (lambda b: b.update(trains=["7"]), "trains[0]"),
+        (lambda b: b.update(trains=["1"]), "trains[0]"),
+        (lambda b: b.update(trains=["2", "2n"]), "trains"),
+        (lambda b: b.update(trains=[{"name": "2n", "wagon": 1}]), "trains[0].wagon"),
+        (lambda b: b.update(trains=[{"name": "2", "wagon": "big"}]), "trains[0].wagon"),
+        (lambda b: b.update(trains=[{"name": "3", "obsolete": "yes"}]), "trains[0].obsolete"),
+        (lambda b: b.update(trains=[{"name": "2n", "obsolete": True}]), "trains[0].obsolete"),
+        (lambda b: b.update(trains=[{"name": "3", "distance": 3}]), "trains[0].distance"),
+        (lambda b: b.update(trains=[{"name": "3", "multiplier": 2}]), "trains[0].multiplier"),
+        (lambda b: b["hexes"][0].update(code=city(10, kind="harbor")), "cell A1"),
+        (lambda b: b["hexes"][1].update(code=town(10, kind="mill")), "cell A3"),
+        (lambda b: b["hexes"][1].update(code=city(10, kind="port")), "cell A3"),
+    ],
+)
 def test_bad_input_is_named(change, where):
     board = line(harbor(), city(20), mill(30), tokens={1: [["A"]]}, trains=["3"])
     change(board)
@@ -375,6 +445,7 @@ def test_minor_wagons_option_is_refused():
 
 
 # -- the fixture ---------------------------------------------------------------------------------------------------
+
 
 def test_fixture_major_and_minor():
     data = json.loads((ROOT / "fixtures" / "cuba-small.json").read_text())
@@ -393,8 +464,9 @@ def test_fixture_major_and_minor():
     assert [(p["name"], p["amount"]) for p in minor["parts"]] == [("machines", 10)]
     assert [(p["name"], p["amount"]) for p in fc["parts"]] == [("FC cities", 60), ("unshipped sugar", 30)]
     for answer in (major, minor, fc):
-        assert sum(r["revenue"] for r in answer["routes"]) + sum(p["amount"] for p in answer["parts"]) \
-            == answer["revenue"]
+        assert (
+            sum(r["revenue"] for r in answer["routes"]) + sum(p["amount"] for p in answer["parts"]) == answer["revenue"]
+        )
 
 
 def test_fees_are_a_negative_part():
@@ -404,7 +476,8 @@ def test_fees_are_a_negative_part():
     assert sum(r["revenue"] for r in answer["routes"]) - 20 == answer["revenue"] == 100
 
 
-# -- time limit ---------------------------------------------------------------------------------------------------------
+# -- time limit -------------------------------------------------------------------------------------------------
+
 
 def test_time_limit_answers_feasible_with_a_true_bound():
     board = mill_star([{"name": "3", "wagon": 2}, {"name": "3", "wagon": 2}], sugar={"A3-0": 3})
@@ -413,7 +486,8 @@ def test_time_limit_answers_feasible_with_a_true_bound():
     assert answer["revenue"] <= 220 <= answer["bound"]
 
 
-# -- exactness: the search against every combination ------------------------------------------------------------------------
+# -- exactness: the search against every combination -----------------------------------------------------------
+
 
 def test_max_flow_matches_brute_force():
     rng = random.Random(7)
@@ -448,7 +522,7 @@ def random_board(rng: random.Random) -> dict:
     between neighbours, a random stop (or plain track) in each linked cell."""
     coords = [(x, y) for x in range(3) for y in range(x % 2, 7, 2)]
     links: dict[tuple[int, int], list[int]] = {c: [] for c in coords}
-    for (x, y) in coords:
+    for x, y in coords:
         for edge in (0, 4, 5):
             dx, dy = FLAT[edge]
             other = (x + dx, y + dy)
@@ -507,8 +581,11 @@ def test_search_matches_brute_force_on_random_boards():
             proposal = []
             for r in chosen:
                 train = loaded.trains[r.route.train]
-                rj = route(train.name, *[ids[s] for s in r.route.stops],
-                           hexes=[list(game.graph.oriented_cells(c, s)) for c, s in zip(r.route.conns, r.route.stops)])
+                rj = route(
+                    train.name,
+                    *[ids[s] for s in r.route.stops],
+                    hexes=[list(game.graph.oriented_cells(c, s)) for c, s in zip(r.route.conns, r.route.stops)],
+                )
                 if train.wagon:
                     rj["wagon"] = train.wagon
                 proposal.append(rj)

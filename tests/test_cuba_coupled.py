@@ -12,17 +12,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from boards import route
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from boards import route
 from test_cuba import mill_star, random_board
 
 from routecalc.api import solve, validate
 from routecalc.games import cuba_choice
-from routecalc.games.cuba_coupled import solve_cuba_coupled
-from routecalc.model import load_position
 from routecalc.games.cuba import solve_cuba
+from routecalc.games.cuba_coupled import solve_cuba_coupled
 from routecalc.limits import Limits
+from routecalc.model import load_position
 
 BOARD = Path(__file__).resolve().parent.parent / "fixtures" / "cuba-board"
 QUICK = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

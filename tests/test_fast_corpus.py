@@ -16,11 +16,11 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
 
 from routecalc.model import load_position
 from routecalc.solvers.fast import solve_fast
 from routecalc.validate import RouteSetValidator
-from conftest import CORPUS
 
 FILES = sorted(CORPUS.glob("*/**/*.json"))
 
@@ -80,8 +80,10 @@ def test_runs_the_others_missed(capsys):
         assert validated["revenue"] == answer["revenue"]
         beaten = {k: v for k, v in others(reference).items() if answer["revenue"] > v}
         if beaten:
-            lines.append(f"{path.parent.name}/{path.name}: fast {answer['revenue']}, "
-                         + ", ".join(f"{k} {v}" for k, v in beaten.items()))
+            lines.append(
+                f"{path.parent.name}/{path.name}: fast {answer['revenue']}, "
+                + ", ".join(f"{k} {v}" for k, v in beaten.items())
+            )
     with capsys.disabled():
         print(f"\n{len(lines)} corpus positions where the fast solver beats the players or another tool:")
         print("\n".join(lines))

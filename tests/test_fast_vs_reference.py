@@ -12,10 +12,10 @@ positions with known optima.
 from __future__ import annotations
 
 from itertools import combinations, product
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CORPUS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import positions
@@ -30,7 +30,6 @@ from routecalc.solvers import fast
 from routecalc.solvers.fast import solve_fast
 from routecalc.solvers.reference import enumerate_routes, solve_reference
 from routecalc.validate import RouteSetValidator
-from conftest import CORPUS
 
 CNR = CORPUS / "generic" / "1867" / "navig18xx_1867_bc_CNR.json"  # oracle 1150
 needs_corpus = pytest.mark.skipif(not CNR.exists(), reason="corpus not present")
@@ -158,10 +157,10 @@ def test_warm_up_solves_its_tiny_position():
 def test_cli_progress_and_route_limit(capsys):
     assert cli.main(["solve", str(CNR), "--solver", "fast", "--progress", "--route-limit", "300"]) == 0
     import json
+
     answer = json.loads(capsys.readouterr().out)
     assert answer["status"] == "feasible" and answer["bound"] >= 1150 >= answer["revenue"]
     assert answer["stats"]["routes_kept"] <= 600
-
 
 
 @st.composite
@@ -180,8 +179,10 @@ def route_lists(draw):
             same.append(True)
             continue
         if long:
-            routes = [(int(rng.integers(1, 61)), sum({1 << int(p) for p in rng.integers(0, 128, rng.integers(1, 7))}))
-                      for _ in range(rng.integers(65, 91))]
+            routes = [
+                (int(rng.integers(1, 61)), sum({1 << int(p) for p in rng.integers(0, 128, rng.integers(1, 7))}))
+                for _ in range(rng.integers(65, 91))
+            ]
         else:
             routes = draw(st.lists(st.tuples(st.integers(1, 60), short_masks), max_size=12))
         lists.append(sorted(routes, key=lambda r: -r[0]))
@@ -206,10 +207,11 @@ def test_combination_kernel_equals_brute_force(data):
     lists, same = data
     distinct = list({id(rs): rs for rs in lists}.values())
     words = 2
-    packed = comb.route_lists([np.array([[m & (2**64 - 1), m >> 64] for _, m in rs], np.uint64).reshape(len(rs), words)
-                               for rs in distinct],
-                              [np.array([r for r, _ in rs], np.int64) for rs in distinct],
-                              [next(k for k, d in enumerate(distinct) if d is rs) for rs in lists])
+    packed = comb.route_lists(
+        [np.array([[m & (2**64 - 1), m >> 64] for _, m in rs], np.uint64).reshape(len(rs), words) for rs in distinct],
+        [np.array([r for r, _ in rs], np.int64) for rs in distinct],
+        [next(k for k, d in enumerate(distinct) if d is rs) for rs in lists],
+    )
     assert list(packed.same_as_previous) == same
     want = brute_force(lists)
     state = comb.new_state(packed)

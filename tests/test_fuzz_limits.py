@@ -33,12 +33,16 @@ def letters(i: int) -> str:
 
 def big_board(n: int, train: str = "8E") -> dict:
     """``n`` cities joined on every edge: a dense board near the size limit."""
-    cells, side = [], int(n ** 0.5) + 1
+    cells, side = [], int(n**0.5) + 1
     for x in range(side):
         for y in range(side):
             if len(cells) < n:
-                cells.append(cell(f"{letters(x)}{2 * y + 1 + x % 2}",
-                                  "city=revenue:20;" + ";".join(f"path=a:{e},b:_0" for e in range(6))))
+                cells.append(
+                    cell(
+                        f"{letters(x)}{2 * y + 1 + x % 2}",
+                        "city=revenue:20;" + ";".join(f"path=a:{e},b:_0" for e in range(6)),
+                    )
+                )
     cells[0]["tokens"] = [["A"]]
     return position(cells, trains=[train])
 
@@ -100,24 +104,26 @@ def test_the_largest_numbers_allowed_do_not_overflow_and_solvers_agree():
     """A multiplier of 2^59 gave a wrong 'optimal' from fast: now numbers are
     bounded where read, and at the bounds every solver gives the same figure."""
     top = f"{MAX_REVENUE}"
-    data = position(column(city(top, slots=1), city(top), city(top), city(top), tokens={0: [["A"]]}),
-                     trains=[{"name": "4", "distance": 4, "multiplier": MAX_MULTIPLIER},
-                             {"name": "2", "distance": [{"nodes": ["city"], "pay": 2, "visit": 2,
-                                                          "multiplier": MAX_MULTIPLIER}]}],
-                     options={"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10 ** 9,
-                                           "multiplied": True}]})
+    data = position(
+        column(city(top, slots=1), city(top), city(top), city(top), tokens={0: [["A"]]}),
+        trains=[
+            {"name": "4", "distance": 4, "multiplier": MAX_MULTIPLIER},
+            {"name": "2", "distance": [{"nodes": ["city"], "pay": 2, "visit": 2, "multiplier": MAX_MULTIPLIER}]},
+        ],
+        options={"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10**9, "multiplied": True}]},
+    )
     answers = {s: api.solve(data, s, time_limit=30) for s in ("fast", "reference", "cpsat", "auto")}
-    expected = (4 * MAX_REVENUE + 10 ** 9) * MAX_MULTIPLIER
-    assert {s: (a["status"], a["revenue"]) for s, a in answers.items()} == \
-        {s: ("optimal", expected) for s in answers}
+    expected = (4 * MAX_REVENUE + 10**9) * MAX_MULTIPLIER
+    assert {s: (a["status"], a["revenue"]) for s, a in answers.items()} == {s: ("optimal", expected) for s in answers}
     with pytest.raises(PositionError, match="out of range"):
-        api.solve({**data, "trains": [{"name": "4", "distance": 4, "multiplier": 2 ** 59}]}, "fast")
+        api.solve({**data, "trains": [{"name": "4", "distance": 4, "multiplier": 2**59}]}, "fast")
 
 
 def test_a_cell_id_alias_no_longer_adds_a_cell():
     """With ``E019`` beside ``E19`` the solver answered 420 on a board worth 320."""
-    data = position([cell("E19", city(100), tokens=[["A"]]), cell("E21", city(220)), cell("E019", city(100))],
-                    trains=["3"])
+    data = position(
+        [cell("E19", city(100), tokens=[["A"]]), cell("E21", city(220)), cell("E019", city(100))], trains=["3"]
+    )
     with pytest.raises(PositionError, match="bad cell id"):
         api.solve(data, "auto")
     del data["hexes"][2]
@@ -137,8 +143,9 @@ def test_same_name_trains_are_matched_not_tried_in_every_order(monkeypatch):
     stops never finished (10! orders): now a matching, 10 x 10 scorings."""
     lengths = list(range(11, 1, -1))
     data = position(columns(lengths), trains=[{"name": "x", "distance": d} for d in range(2, 12)])
-    routes = [{"train": "x", "nodes": [f"{letters(2 * k)}{2 * j + 1}-0" for j in range(n)]}
-              for k, n in enumerate(lengths)]
+    routes = [
+        {"train": "x", "nodes": [f"{letters(2 * k)}{2 * j + 1}-0" for j in range(n)]} for k, n in enumerate(lengths)
+    ]
     calls = []
     alone = RouteSetValidator._alone
     monkeypatch.setattr(RouteSetValidator, "_alone", lambda self, *a: calls.append(a) or alone(self, *a))

@@ -5,8 +5,8 @@ and the compiled track graph."""
 from __future__ import annotations
 
 import pytest
-
 from boards import cell, city, column, position, route, track
+
 from routecalc import PositionError, load_position, validate
 from routecalc.errors import RouteViolation
 from routecalc.geometry import Grid, index_letters, letter_index
@@ -32,13 +32,16 @@ def test_letter_index_round_trip(letters, index):
     assert index_letters(index) == letters
 
 
-@pytest.mark.parametrize("layout, cell_id, xy", [
-    ("flat", "F10", (5, 9)),      # x = letter, y = number - 1
-    ("pointy", "F10", (9, 5)),    # x = number - 1, y = letter
-    ("square", "B3", (1, 2)),
-    ("flat", "H0", (7, -1)),      # number 0 gives -1
-    ("flat", "AA3", (26, 2)),
-])
+@pytest.mark.parametrize(
+    "layout, cell_id, xy",
+    [
+        ("flat", "F10", (5, 9)),  # x = letter, y = number - 1
+        ("pointy", "F10", (9, 5)),  # x = number - 1, y = letter
+        ("square", "B3", (1, 2)),
+        ("flat", "H0", (7, -1)),  # number 0 gives -1
+        ("flat", "AA3", (26, 2)),
+    ],
+)
 def test_coords_follow_default_axes(layout, cell_id, xy):
     grid = Grid.make(layout, None)
     assert grid.coords(cell_id) == xy
@@ -102,8 +105,15 @@ def test_pointy_axes_override_to_letter_x():
     assert got == {4: "D4", 3: "C3"}
 
 
-@pytest.mark.parametrize("axes", [{"x": "letter"}, {"x": "letter", "y": "letter"}, ["letter", "number"],
-                                  {"x": "number", "y": "number", "z": "letter"}])
+@pytest.mark.parametrize(
+    "axes",
+    [
+        {"x": "letter"},
+        {"x": "letter", "y": "letter"},
+        ["letter", "number"],
+        {"x": "number", "y": "number", "z": "letter"},
+    ],
+)
 def test_bad_axes_are_rejected(axes):
     with pytest.raises(PositionError) as err:
         load_position(position([cell("A1")], axes=axes))
@@ -112,8 +122,7 @@ def test_bad_axes_are_rejected(axes):
 
 def test_cell_number_zero_and_double_letters():
     # B0 is (1, -1): B2 across edge 0, A1 across edge 1.
-    pos = position([cell("B0"), cell("B2"), cell("A1"),
-                    cell("AA1"), cell("AA3"), cell("Z2"), cell("Z0"), cell("AB2")])
+    pos = position([cell("B0"), cell("B2"), cell("A1"), cell("AA1"), cell("AA3"), cell("Z2"), cell("Z0"), cell("AB2")])
     loaded = load_position(pos)
     assert loaded.cells["B0"].neighbors == {0: "B2", 1: "A1"}
     assert (loaded.cells["B0"].x, loaded.cells["B0"].y) == (1, -1)
@@ -129,8 +138,9 @@ def test_track_connects_across_number_zero_cells():
     assert answer["routes"][0]["hexes"] == [["B0", "B2"]]
 
 
-@pytest.mark.parametrize("layout, first, bad", [("flat", "A1", "A2"), ("flat", "B2", "B1"),
-                                                ("pointy", "A1", "A2"), ("flat", "A2", "A3")])
+@pytest.mark.parametrize(
+    "layout, first, bad", [("flat", "A1", "A2"), ("flat", "B2", "B1"), ("pointy", "A1", "A2"), ("flat", "A2", "A3")]
+)
 def test_hex_cells_share_one_parity(layout, first, bad):
     with pytest.raises(PositionError) as err:
         load_position(position([cell(first), cell(bad)], layout=layout))
@@ -140,8 +150,7 @@ def test_hex_cells_share_one_parity(layout, first, bad):
 
 def test_odd_parity_boards_are_hex_boards_too():
     # 18Cuba's map (pointy) has Havana in B7 and Matanzas in B9: x + y is odd.
-    cells = [cell("B7", city(20, edges=(4,)), tokens=[["A"]]), cell("B9", city(30, edges=(1, 4))),
-             cell("C10", "")]
+    cells = [cell("B7", city(20, edges=(4,)), tokens=[["A"]]), cell("B9", city(30, edges=(1, 4))), cell("C10", "")]
     loaded = load_position(position(cells, layout="pointy"))
     assert loaded.cells["B7"].neighbors == {4: "B9"}
     assert loaded.cells["B9"].neighbors == {1: "B7", 5: "C10"}
@@ -155,6 +164,7 @@ def test_square_boards_take_every_cell():
 
 # -- the neighbours override -------------------------------------------------
 
+
 def test_neighbors_override_replaces_the_computed_neighbours():
     pos = position([cell("A1", neighbors={"0": "C5"}), cell("A3"), cell("C5")])
     assert neighbors_of(pos, "A1") == {0: "C5"}
@@ -162,8 +172,10 @@ def test_neighbors_override_replaces_the_computed_neighbours():
 
 def test_override_links_only_where_both_cells_name_each_other():
     # A1's edge 0 is linked to the far cell E1 by the override; E1 names A1 back.
-    both = [cell("A1", city(10, edges=(0,)), tokens=[["A"]], neighbors={"0": "E1"}),
-            cell("E1", city(20, edges=(3,)), neighbors={"3": "A1"})]
+    both = [
+        cell("A1", city(10, edges=(0,)), tokens=[["A"]], neighbors={"0": "E1"}),
+        cell("E1", city(20, edges=(3,)), neighbors={"3": "A1"}),
+    ]
     answer = validate(position(both), [route("2", "A1-0", "E1-0")])
     assert answer["revenue"] == 30
     assert answer["routes"][0]["hexes"] == [["A1", "E1"]]
@@ -187,10 +199,10 @@ def test_empty_override_cuts_a_geometric_link():
 
 # -- rotation ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("rotation", range(6))
 def test_rotation_turns_path_edges(rotation):
-    loaded = load_position(position([cell("C5", "city=revenue:10;path=a:0,b:_0;path=a:2,b:_0",
-                                          rotation=rotation)]))
+    loaded = load_position(position([cell("C5", "city=revenue:10;path=a:0,b:_0;path=a:2,b:_0", rotation=rotation)]))
     edges = sorted(p.a.edge for p in loaded.paths)
     assert edges == sorted({rotation % 6, (2 + rotation) % 6})
 
@@ -203,8 +215,9 @@ def test_rotated_tile_connects_to_the_turned_neighbour(rotation, joined):
         cells.append(cell(cid, city(20 + edge, edges=((edge + 3) % 6,))))
     graph = compile_position(load_position(position(cells)))
     center = graph.stop("C5-0")
-    others = {graph.stop_ids[int(graph.adj_other[k])]
-              for k in range(graph.adj_start[center], graph.adj_start[center + 1])}
+    others = {
+        graph.stop_ids[int(graph.adj_other[k])] for k in range(graph.adj_start[center], graph.adj_start[center + 1])
+    }
     assert others == {f"{joined}-0"}
 
 
@@ -215,6 +228,7 @@ def test_square_rotation_is_modulo_four():
 
 
 # -- impassable borders --------------------------------------------------------
+
 
 def test_impassable_border_cuts_the_link():
     cells = column(city(10) + ";border=edge:0,type:impassable", city(20), tokens={0: [["A"]]})
@@ -234,16 +248,14 @@ def test_border_on_the_far_side_cuts_the_link_too():
 
 def test_border_edges_turn_with_the_tile():
     # Code edge 5 turned by 1 is board edge 0: the link to A3 is cut.
-    turned = column(city(10, edges=(5,)) + ";border=edge:5,type:impassable", city(20),
-                    tokens={0: [["A"]]})
+    turned = column(city(10, edges=(5,)) + ";border=edge:5,type:impassable", city(20), tokens={0: [["A"]]})
     turned[0]["rotation"] = 1
     loaded = load_position(position(turned))
     assert loaded.cells["A1"].blocked_edges == frozenset({0})
     with pytest.raises(RouteViolation):
         validate(loaded, [route("2", "A1-0", "A3-0")])
     # The same border unturned sits on board edge 5 and leaves edge 0 open.
-    open_ = column(city(10, edges=(0,)) + ";border=edge:5,type:impassable", city(20),
-                   tokens={0: [["A"]]})
+    open_ = column(city(10, edges=(0,)) + ";border=edge:5,type:impassable", city(20), tokens={0: [["A"]]})
     assert validate(position(open_), [route("2", "A1-0", "A3-0")])["revenue"] == 30
 
 
@@ -263,11 +275,14 @@ def test_track_continues_through_plain_track_cells():
 
 # -- lanes ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("far_lane, joined", [("2.1", True), ("2.0", False), ("3.1", False)])
 def test_lanes_meet_mirrored_across_an_edge(far_lane, joined):
     # Seen from the other side, lane i of w is lane w - 1 - i.
-    cells = [cell("A1", "city=revenue:20;path=a:0,b:_0,a_lane:2.0", tokens=[["A"]]),
-             cell("A3", f"city=revenue:30;path=a:3,b:_0,a_lane:{far_lane}")]
+    cells = [
+        cell("A1", "city=revenue:20;path=a:0,b:_0,a_lane:2.0", tokens=[["A"]]),
+        cell("A3", f"city=revenue:30;path=a:3,b:_0,a_lane:{far_lane}"),
+    ]
     routes = [route("2", "A1-0", "A3-0")]
     if joined:
         assert validate(position(cells), routes)["revenue"] == 50

@@ -12,15 +12,15 @@ import copy
 import json
 from pathlib import Path
 
-import pytest
 import boards
+import pytest
+from conftest import CORPUS
 
 from routecalc.api import solve, validate
 from routecalc.errors import PositionError, RouteViolation
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.rules.ireland import HEX_TRAINS
-from conftest import CORPUS
 
 IRELAND = CORPUS / "18Ireland"
 FILES = sorted(IRELAND.glob("*.json"))
@@ -28,8 +28,9 @@ N = ",track:narrow"
 
 
 def board(hexes: list[dict], trains: list) -> dict:
-    return boards.position(hexes, trains, game="18Ireland", company="CO",
-                           phase={"name": "4", "colors": ["yellow", "green"]})
+    return boards.position(
+        hexes, trains, game="18Ireland", company="CO", phase={"name": "4", "colors": ["yellow", "green"]}
+    )
 
 
 def rule_violation(position: dict, routes: list[dict]) -> str:
@@ -39,6 +40,7 @@ def rule_violation(position: dict, routes: list[dict]) -> str:
 
 
 # -- trains -----------------------------------------------------------------
+
 
 def test_catalogue_hex_trains_pay_every_stop():
     position = load_position(board([{"id": "A1", "code": ""}], [*HEX_TRAINS, "D"]))
@@ -62,15 +64,19 @@ def test_train_object_distance_counts_edges():
 
 # -- hex distance ---------------------------------------------------------------
 
+
 def line(trains: list) -> dict:
     """A1 city (token) with a town in the same cell, A5 town, A9 city: 0 + 2 + 2 edges."""
-    return board([
-        {"id": "A1", "code": "city=revenue:30;town=revenue:10;path=a:_0,b:_1;path=a:_1,b:0", "tokens": [["CO"]]},
-        {"id": "A3", "code": "path=a:3,b:0"},
-        {"id": "A5", "code": "town=revenue:20;path=a:3,b:_0;path=a:_0,b:0"},
-        {"id": "A7", "code": "path=a:3,b:0"},
-        {"id": "A9", "code": "city=revenue:40;path=a:3,b:_0"},
-    ], trains)
+    return board(
+        [
+            {"id": "A1", "code": "city=revenue:30;town=revenue:10;path=a:_0,b:_1;path=a:_1,b:0", "tokens": [["CO"]]},
+            {"id": "A3", "code": "path=a:3,b:0"},
+            {"id": "A5", "code": "town=revenue:20;path=a:3,b:_0;path=a:_0,b:0"},
+            {"id": "A7", "code": "path=a:3,b:0"},
+            {"id": "A9", "code": "city=revenue:40;path=a:3,b:_0"},
+        ],
+        trains,
+    )
 
 
 def test_distance_counts_crossed_cell_edges_not_stops():
@@ -102,11 +108,15 @@ def test_no_single_stop_run():
 
 # -- gauge ----------------------------------------------------------------------
 
+
 def gauge_board(track: str) -> dict:
-    return board([
-        {"id": "A1", "code": f"city=revenue:30;path=a:0,b:_0,track:{track}", "tokens": [["CO"]]},
-        {"id": "A3", "code": f"city=revenue:20;path=a:3,b:_0,track:{track}"},
-    ], ["2H"])
+    return board(
+        [
+            {"id": "A1", "code": f"city=revenue:30;path=a:0,b:_0,track:{track}", "tokens": [["CO"]]},
+            {"id": "A3", "code": f"city=revenue:20;path=a:3,b:_0,track:{track}"},
+        ],
+        ["2H"],
+    )
 
 
 def test_trains_run_on_broad_and_dual_track_only():
@@ -119,21 +129,25 @@ def test_trains_run_on_broad_and_dual_track_only():
 
 # -- narrow-gauge feeders -----------------------------------------------------------
 
+
 def feeder_board(trains: list) -> dict:
     """S (A1) and X (A5) joined by broad track through A3; X also runs on to Y (A7).
 
     Narrow: S - T1 (B2, 10) - T2 (B4, a city of 20 full of another company's
     tokens) - X (a town with broad paths, 20); X - T3 (B6, 40).
     """
-    return board([
-        {"id": "A1", "code": "city=revenue:30;path=a:0,b:_0;path=a:5,b:_0" + N, "tokens": [["CO"]]},
-        {"id": "A3", "code": "path=a:3,b:0"},
-        {"id": "A5", "code": f"town=revenue:20;path=a:3,b:_0;path=a:0,b:_0;path=a:4,b:_0{N};path=a:5,b:_0{N}"},
-        {"id": "A7", "code": "city=revenue:10;path=a:3,b:_0", "tokens": [["CO"]]},
-        {"id": "B2", "code": f"town=revenue:10;path=a:2,b:_0{N};path=a:_0,b:0{N}"},
-        {"id": "B4", "code": f"city=revenue:20;path=a:3,b:_0{N};path=a:1,b:_0{N}", "tokens": [["OTHER"]]},
-        {"id": "B6", "code": "town=revenue:40;path=a:2,b:_0" + N},
-    ], trains)
+    return board(
+        [
+            {"id": "A1", "code": "city=revenue:30;path=a:0,b:_0;path=a:5,b:_0" + N, "tokens": [["CO"]]},
+            {"id": "A3", "code": "path=a:3,b:0"},
+            {"id": "A5", "code": f"town=revenue:20;path=a:3,b:_0;path=a:0,b:_0;path=a:4,b:_0{N};path=a:5,b:_0{N}"},
+            {"id": "A7", "code": "city=revenue:10;path=a:3,b:_0", "tokens": [["CO"]]},
+            {"id": "B2", "code": f"town=revenue:10;path=a:2,b:_0{N};path=a:_0,b:0{N}"},
+            {"id": "B4", "code": f"city=revenue:20;path=a:3,b:_0{N};path=a:1,b:_0{N}", "tokens": [["OTHER"]]},
+            {"id": "B6", "code": "town=revenue:40;path=a:2,b:_0" + N},
+        ],
+        trains,
+    )
 
 
 def feeders_by_id(position_json: dict) -> dict[str, int]:
@@ -150,14 +164,17 @@ def test_feeder_chain_passes_tokens_and_ends_at_a_broad_station():
 
 def test_feeders_count_per_stop_and_per_train():
     position = feeder_board(["2H", "1H'"])
-    result = validate(position, [{"train": "2H", "nodes": ["A1-0", "A5-0"]},
-                                 {"train": "1H'", "nodes": ["A5-0", "A7-0"]}])
+    result = validate(
+        position, [{"train": "2H", "nodes": ["A1-0", "A5-0"]}, {"train": "1H'", "nodes": ["A5-0", "A7-0"]}]
+    )
     first, second = result["routes"]
     # T1 and T2 feed both stops of the first route, X's feeders count again for the second train.
     assert first["revenue"] == (30 + 30) + (20 + 70)
     assert second["revenue"] == (20 + 70) + 10
-    assert first["stops"] == [{"node": "A1-0", "type": "city", "value": 30, "narrow": 30},
-                              {"node": "A5-0", "type": "town", "value": 20, "narrow": 70}]
+    assert first["stops"] == [
+        {"node": "A1-0", "type": "city", "value": 30, "narrow": 30},
+        {"node": "A5-0", "type": "town", "value": 20, "narrow": 70},
+    ]
     assert solve(position)["revenue"] == result["revenue"] == 250
 
 
@@ -214,6 +231,7 @@ def test_a_broad_station_reached_twice_still_ends_the_walk():
 
 
 # -- the corpus: two real games ---------------------------------------------------------
+
 
 def corpus_ids(files):
     return [f.stem for f in files]
@@ -274,8 +292,11 @@ def test_hex_distance_matches_recorded_routes(path):
         edges = 0
         for a, b, cells in zip(route["nodes"], route["nodes"][1:], route["hexes"]):
             start = graph.stop(a)
-            used = [c for c in graph.connections_between(start, graph.stop(b))
-                    if list(graph.oriented_cells(c, start)) == cells]
+            used = [
+                c
+                for c in graph.connections_between(start, graph.stop(b))
+                if list(graph.oriented_cells(c, start)) == cells
+            ]
             assert [int(graph.conn_edges[c]) for c in used] == [len(cells) - 1]
             edges += len(cells) - 1
         limit = HEX_TRAINS.get(route["train"])
@@ -298,11 +319,16 @@ def gains_report(request):
         return
     above_recorded = {k: g for k, (g, _) in GAINS.items() if g > 0}
     above_auto = {k: g for k, (_, g) in GAINS.items() if g > 0}
-    line = (f"18Ireland optimiser on {len(GAINS)} positions: above the recorded run on {len(above_recorded)}"
-            + (f" (largest +{max(above_recorded.values())} at {max(above_recorded, key=above_recorded.get)})"
-               if above_recorded else "")
-            + f", above the auto-router on {len(above_auto)}"
-            + (f" (largest +{max(above_auto.values())})" if above_auto else ""))
+    line = (
+        f"18Ireland optimiser on {len(GAINS)} positions: above the recorded run on {len(above_recorded)}"
+        + (
+            f" (largest +{max(above_recorded.values())} at {max(above_recorded, key=above_recorded.get)})"
+            if above_recorded
+            else ""
+        )
+        + f", above the auto-router on {len(above_auto)}"
+        + (f" (largest +{max(above_auto.values())})" if above_auto else "")
+    )
     with request.config.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled():
         reporter.write("\n")
         reporter.write_line(line)
@@ -339,5 +365,7 @@ def test_default_solver_agrees_with_reference_on_other_trains(path, trains):
     position, _ = load(path)
     position = {**position, "trains": trains}
     fast, plain = solve(position), solve(position, "reference")
-    assert fast["revenue"] == plain["revenue"], f"{path.name} {trains}: {fast['revenue']} vs reference {plain['revenue']}"
+    assert fast["revenue"] == plain["revenue"], (
+        f"{path.name} {trains}: {fast['revenue']} vs reference {plain['revenue']}"
+    )
     assert validate(position, fast["routes"])["revenue"] == fast["revenue"]

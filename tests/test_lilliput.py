@@ -38,12 +38,14 @@ def sq(part: str, revenue: int, *, end: bool = False, **keys) -> str:
 def board(*codes: str, trains: list, token_at: int = 0, options: dict | None = None) -> dict:
     """A column of squares with company A's token on the city at ``token_at``
     (in its first slot)."""
+
     def token(code: str) -> list:
         slots = re.search(r"slots:(\d+)", code)
         return [["A"] + [None] * (int(slots.group(1)) - 1 if slots else 0)]
 
-    cells = [boards.cell(f"A{i + 1}", code, tokens=token(code) if i == token_at else None)
-             for i, code in enumerate(codes)]
+    cells = [
+        boards.cell(f"A{i + 1}", code, tokens=token(code) if i == token_at else None) for i, code in enumerate(codes)
+    ]
     return boards.position(cells, trains, game="18Lilliput", layout="square", options=options)
 
 
@@ -59,38 +61,52 @@ def nodes(n: int) -> list[str]:
 
 # -- trains -----------------------------------------------------------------
 
+
 def test_catalogue():
     position = load_position(board(sq(CITY, 10), trains=list(TRAINS)))
-    got = {t.name: ([(sorted(g.categories), g.pay, g.visit) for g in t.groups], t.multiplier, t.divisor)
-           for t in position.trains}
+    got = {
+        t.name: ([(sorted(g.categories), g.pay, g.visit) for g in t.groups], t.multiplier, t.divisor)
+        for t in position.trains
+    }
     free = (["town"], 999, 999)
-    assert got == {"2": ([(["city"], 2, 2), free], 1, 1), "3": ([(["city"], 3, 3), free], 1, 1),
-                   "4": ([(["city"], 4, 4), free], 1, 1), "5": ([(["city"], 5, 5), free], 1, 1),
-                   "3D": ([(["city"], 3, 3), free], 2, 1), "4D": ([(["city"], 4, 4), free], 2, 1)}
+    assert got == {
+        "2": ([(["city"], 2, 2), free], 1, 1),
+        "3": ([(["city"], 3, 3), free], 1, 1),
+        "4": ([(["city"], 4, 4), free], 1, 1),
+        "5": ([(["city"], 5, 5), free], 1, 1),
+        "3D": ([(["city"], 3, 3), free], 2, 1),
+        "4D": ([(["city"], 4, 4), free], 2, 1),
+    }
     obsolete = load_position(board(sq(CITY, 10), trains=[{"name": "4", "obsolete": True}])).trains[0]
     assert (obsolete.obsolete, obsolete.divisor, obsolete.factor) == (True, 2, 1)
 
 
-@pytest.mark.parametrize(("trains", "where", "message"), [
-    (["2", "6"], r"trains\[1\]", r"unknown 18Lilliput train '6' \(known: 2, 3, 4, 5, 3D, 4D\)"),
-    (["D"], r"trains\[0\]", r"unknown 18Lilliput train 'D'"),
-    ([{"name": "2", "obsolete": "yes"}], r"trains\[0\]", "obsolete must be true or false"),
-    ([{"name": "2", "wagon": 1}], r"trains\[0\]", "unknown train key 'wagon'"),
-    (["2", {"name": "2", "obsolete": True}], r"trains\[1\]", "disagree on obsolete"),
-])
+@pytest.mark.parametrize(
+    ("trains", "where", "message"),
+    [
+        (["2", "6"], r"trains\[1\]", r"unknown 18Lilliput train '6' \(known: 2, 3, 4, 5, 3D, 4D\)"),
+        (["D"], r"trains\[0\]", r"unknown 18Lilliput train 'D'"),
+        ([{"name": "2", "obsolete": "yes"}], r"trains\[0\]", "obsolete must be true or false"),
+        ([{"name": "2", "wagon": 1}], r"trains\[0\]", "unknown train key 'wagon'"),
+        (["2", {"name": "2", "obsolete": True}], r"trains\[1\]", "disagree on obsolete"),
+    ],
+)
 def test_bad_trains_are_named(trains, where, message):
     with pytest.raises(PositionError, match=f"{where}.*{message}"):
         load_position(board(sq(CITY, 10), trains=trains))
 
 
-@pytest.mark.parametrize(("code", "options", "where", "message"), [
-    (sq("offboard", 20, end=True), None, "cell A2", "no offboards"),
-    (sq(TOWN, 20, kind="metropolis"), None, "cell A2", "a metropolis is a city in 18Lilliput, not a town"),
-    (sq(CITY, 20, kind="harbor"), None, "cell A2", "a harbor is a town or offboard"),
-    (sq(CITY, 20, kind="sugar"), None, "cell A2", "kind 'sugar' has no meaning in 18Lilliput"),
-    (sq(CITY, 20), {"last_round": 1}, "options.last_round", "true or false"),
-    (sq(CITY, 20), {"machines": {}}, "options.machines", "unknown option for 18Lilliput"),
-])
+@pytest.mark.parametrize(
+    ("code", "options", "where", "message"),
+    [
+        (sq("offboard", 20, end=True), None, "cell A2", "no offboards"),
+        (sq(TOWN, 20, kind="metropolis"), None, "cell A2", "a metropolis is a city in 18Lilliput, not a town"),
+        (sq(CITY, 20, kind="harbor"), None, "cell A2", "a harbor is a town or offboard"),
+        (sq(CITY, 20, kind="sugar"), None, "cell A2", "kind 'sugar' has no meaning in 18Lilliput"),
+        (sq(CITY, 20), {"last_round": 1}, "options.last_round", "true or false"),
+        (sq(CITY, 20), {"machines": {}}, "options.machines", "unknown option for 18Lilliput"),
+    ],
+)
 def test_bad_boards_and_options_are_named(code, options, where, message):
     with pytest.raises(PositionError, match=f"{where}.*{message}"):
         load_position(board(sq(CITY, 10), code, trains=["2"], options=options))
@@ -98,10 +114,18 @@ def test_bad_boards_and_options_are_named(code, options, where, message):
 
 # -- range -------------------------------------------------------------------
 
+
 def test_towns_and_harbours_are_free_beyond_the_range():
     # 20 (token) - town 10 - harbour 10 - town 10 - 30 - town 5 - 40
-    codes = (sq(CITY, 20), sq(TOWN, 10), sq(TOWN, 10, kind="harbor"), sq(TOWN, 10), sq(CITY, 30),
-             sq(TOWN, 5), sq(CITY, 40, end=True))
+    codes = (
+        sq(CITY, 20),
+        sq(TOWN, 10),
+        sq(TOWN, 10, kind="harbor"),
+        sq(TOWN, 10),
+        sq(CITY, 30),
+        sq(TOWN, 5),
+        sq(CITY, 40, end=True),
+    )
     # A 2-train takes both cities and every town between and after them, not the 40.
     assert check_agreement(board(*codes, trains=["2"])) == 20 + 10 + 10 + 10 + 30 + 5
     assert check_agreement(board(*codes, trains=["3"])) == 125
@@ -113,8 +137,12 @@ def test_towns_and_harbours_are_free_beyond_the_range():
 
 def test_offboard_harbours_end_routes_for_free():
     # harbour 20 - 20 (token) - 30 - harbour 20: both cities and both harbours
-    codes = (boards.stop("offboard", 20, edges=(0,), kind="harbor"), sq(CITY, 20), sq(CITY, 30),
-             sq("offboard", 20, end=True, kind="harbor"))
+    codes = (
+        boards.stop("offboard", 20, edges=(0,), kind="harbor"),
+        sq(CITY, 20),
+        sq(CITY, 30),
+        sq("offboard", 20, end=True, kind="harbor"),
+    )
     assert check_agreement(board(*codes, trains=["2"], token_at=1)) == 90
 
 
@@ -155,14 +183,17 @@ def test_d_trains_double_the_route(train, revenue):
 ODD = (sq(CITY, 20), sq(TOWN, 5), sq(CITY, 30, end=True))  # 55
 
 
-@pytest.mark.parametrize(("train", "options", "revenue"), [
-    ({"name": "2", "obsolete": True}, None, 27),  # 55 / 2
-    ({"name": "3D", "obsolete": True}, None, 55),  # doubled first: 110 / 2
-    ("2", {"last_round": True}, 110),
-    ("3D", {"last_round": True}, 220),
-    ({"name": "2", "obsolete": True}, {"last_round": True}, 54),  # rounded before the doubling
-    ("2", {"last_round": False}, 55),
-])
+@pytest.mark.parametrize(
+    ("train", "options", "revenue"),
+    [
+        ({"name": "2", "obsolete": True}, None, 27),  # 55 / 2
+        ({"name": "3D", "obsolete": True}, None, 55),  # doubled first: 110 / 2
+        ("2", {"last_round": True}, 110),
+        ("3D", {"last_round": True}, 220),
+        ({"name": "2", "obsolete": True}, {"last_round": True}, 54),  # rounded before the doubling
+        ("2", {"last_round": False}, 55),
+    ],
+)
 def test_obsolete_halves_rounding_down_and_last_round_doubles(train, options, revenue):
     position = board(*ODD, trains=[train], options=options)
     assert check_agreement(position) == revenue
@@ -195,6 +226,7 @@ def test_last_round_doubles_the_company_total():
 
 # -- a small map ----------------------------------------------------------------
 
+
 def test_mildendo_ring_fixture():
     """Slamecksan (SL) on its metropolis C2 (30) next to Mildendo C3 (40) in
     phase 6: a 3D and an obsolete 3. Around C2: the harbour C1 (20) above,
@@ -210,17 +242,25 @@ def test_mildendo_ring_fixture():
     assert check_agreement({**position, "trains": ["3D"]}) == 240
     assert violation(position, [boards.route("3D", "C2-0", "C3-0", "C4-0")]) == "terminal_passed"
     assert violation(position, [boards.route("3", "C2-0", "B2-0", "B3-0", "A3-0")]) == "blocked_city"
-    assert violation(position, [boards.route("3", "C1-0", "C2-0", "B2-0", "B3-0"),
-                                boards.route("3D", "B3-0", "B2-0", "C2-0")]) == "track_reused"
+    assert (
+        violation(
+            position, [boards.route("3", "C1-0", "C2-0", "B2-0", "B3-0"), boards.route("3D", "B3-0", "B2-0", "C2-0")]
+        )
+        == "track_reused"
+    )
 
 
 # -- every solver agrees on random boards -------------------------------------------
 
+
 def _lilliput_node(draw, part: str) -> str:
     """A node part of the shared strategy's tiles given an 18Lilliput kind
     (offboards always), its flat revenue sometimes 5 more (odd halves)."""
-    kinds = {"city": (None, None, "metropolis", "mildendo"), "town": (None, "harbor"),
-             "offboard": ("harbor", "mildendo")}[part.split("=", 1)[0]]
+    kinds = {
+        "city": (None, None, "metropolis", "mildendo"),
+        "town": (None, "harbor"),
+        "offboard": ("harbor", "mildendo"),
+    }[part.split("=", 1)[0]]
     kind = draw(st.sampled_from(kinds))
     if draw(st.booleans()):
         part = re.sub(r"revenue:(\d+)(?=,|$)", lambda m: f"revenue:{int(m.group(1)) + 5}", part)
@@ -235,8 +275,11 @@ def lilliput_positions(draw) -> dict:
     position = draw(positions(layouts=("square",), max_size=4, max_trains=1))
     position["game"] = "18Lilliput"
     for cell in position["hexes"]:
-        cell["code"] = ";".join(_lilliput_node(draw, part) if re.match(r"(city|town|offboard)=", part) else part
-                                for part in cell["code"].split(";") if part)
+        cell["code"] = ";".join(
+            _lilliput_node(draw, part) if re.match(r"(city|town|offboard)=", part) else part
+            for part in cell["code"].split(";")
+            if part
+        )
     names = draw(st.lists(st.sampled_from(list(TRAINS)), min_size=1, max_size=2))
     obsolete = {name: draw(st.booleans()) for name in names}
     position["trains"] = [{"name": n, "obsolete": True} if obsolete[n] else n for n in names]

@@ -45,8 +45,12 @@ def solve(path, slow: bool, **limits) -> dict:
     if not slow:
         return auto.solve_auto(position, graph, **limits)
     clock = SlowClock()
-    with mock.patch.object(auto, "time", clock), mock.patch.object(fast, "time", clock), \
-            mock.patch.object(packing, "time", clock), mock.patch.object(cpsat, "time", clock):
+    with (
+        mock.patch.object(auto, "time", clock),
+        mock.patch.object(fast, "time", clock),
+        mock.patch.object(packing, "time", clock),
+        mock.patch.object(cpsat, "time", clock),
+    ):
         return auto.solve_auto(position, graph, **limits)
 
 

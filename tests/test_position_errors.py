@@ -16,8 +16,7 @@ from routecalc.model import read_json
 
 
 def good() -> dict:
-    return position(column(city(20), city(30, slots=2)), trains=["2", "3"],
-                    options={"no_hex_twice": True})
+    return position(column(city(20), city(30, slots=2)), trains=["2", "3"], options={"no_hex_twice": True})
 
 
 def fails(data, where: str, *fragments: str) -> PositionError:
@@ -53,6 +52,7 @@ def test_the_good_position_loads():
 
 # -- JSON and the top level -------------------------------------------------------------
 
+
 def test_invalid_json():
     with pytest.raises(PositionError) as err:
         read_json('{"format": 1,')
@@ -80,21 +80,24 @@ def test_unknown_top_level_key():
     fails(with_(("trian",), ["2"]), "trian", "unknown top-level key")
 
 
-@pytest.mark.parametrize("key, value, fragment", [
-    ("format", 2, "unsupported format 2"),
-    ("format", "1", "unsupported format"),
-    ("format", True, "unsupported format"),
-    ("format", 1.0, "unsupported format"),
-    ("layout", "hexagonal", "unknown layout 'hexagonal'"),
-    ("layout", ["flat"], "unknown layout"),
-    ("phase", ["yellow"], "colors"),
-    ("phase", {"name": "2", "colors": "yellow"}, "colors"),
-    ("phase", {"name": "2", "colors": ["yellow", 3]}, "colors"),
-    ("hexes", {"A1": {}}, "list of cells"),
-    ("company", 7, "must be a string"),
-    ("trains", "2", "must be a list"),
-    ("options", [], "must be an object"),
-])
+@pytest.mark.parametrize(
+    "key, value, fragment",
+    [
+        ("format", 2, "unsupported format 2"),
+        ("format", "1", "unsupported format"),
+        ("format", True, "unsupported format"),
+        ("format", 1.0, "unsupported format"),
+        ("layout", "hexagonal", "unknown layout 'hexagonal'"),
+        ("layout", ["flat"], "unknown layout"),
+        ("phase", ["yellow"], "colors"),
+        ("phase", {"name": "2", "colors": "yellow"}, "colors"),
+        ("phase", {"name": "2", "colors": ["yellow", 3]}, "colors"),
+        ("hexes", {"A1": {}}, "list of cells"),
+        ("company", 7, "must be a string"),
+        ("trains", "2", "must be a list"),
+        ("options", [], "must be an object"),
+    ],
+)
 def test_mistyped_top_level_values(key, value, fragment):
     fails(with_((key,), value), key, fragment)
 
@@ -114,6 +117,7 @@ def test_errors_inside_the_wrapper_name_the_field():
 
 
 # -- cells ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("cell_id", ["1A", "a1", "F", "F1.5", "É1", ""])
 def test_bad_cell_id(cell_id):
@@ -156,19 +160,24 @@ def test_rotation_out_of_range_on_squares():
 
 
 def test_unknown_tile_part_names_the_cell():
-    err = fails(with_(("hexes", 1, "code"), "city=revenue:20;path=a:0,b:_0;tunnel=a:1"),
-                "cell A3 part 'tunnel=a:1'", "unknown tile part 'tunnel'")
+    err = fails(
+        with_(("hexes", 1, "code"), "city=revenue:20;path=a:0,b:_0;tunnel=a:1"),
+        "cell A3 part 'tunnel=a:1'",
+        "unknown tile part 'tunnel'",
+    )
     assert "A3" in str(err)
 
 
 def test_unknown_tile_key_names_the_cell():
-    fails(with_(("hexes", 0, "code"), "city=revenue:20,slot:2"), "cell A1 part 'city=revenue:20,slot:2'",
-          "unknown city key 'slot'")
+    fails(
+        with_(("hexes", 0, "code"), "city=revenue:20,slot:2"),
+        "cell A1 part 'city=revenue:20,slot:2'",
+        "unknown city key 'slot'",
+    )
 
 
 def test_path_to_missing_node_names_the_cell():
-    fails(with_(("hexes", 0, "code"), "city=revenue:20;path=a:0,b:_3"), "cell A1 part 'path=a:0,b:_3'",
-          "missing node")
+    fails(with_(("hexes", 0, "code"), "city=revenue:20;path=a:0,b:_3"), "cell A1 part 'path=a:0,b:_3'", "missing node")
 
 
 @pytest.mark.parametrize("terrain", ["swamp", 3, ["forest"]])
@@ -178,15 +187,19 @@ def test_unknown_terrain(terrain):
 
 # -- tokens ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("tokens, fragment", [
-    ([["A"], ["B"]], "one list per city: the code has 1 cities"),
-    ([], "one list per city"),
-    ("A", "one list per city"),
-    ([["A", "B"]], "tokens[0] has 2 entries but city 0 has 1 slots"),
-    ([[]], "tokens[0] has 0 entries"),
-    ([[3]], "tokens[0] must be a list of company ids or null"),
-    (["A"], "tokens[0] must be a list"),
-])
+
+@pytest.mark.parametrize(
+    "tokens, fragment",
+    [
+        ([["A"], ["B"]], "one list per city: the code has 1 cities"),
+        ([], "one list per city"),
+        ("A", "one list per city"),
+        ([["A", "B"]], "tokens[0] has 2 entries but city 0 has 1 slots"),
+        ([[]], "tokens[0] has 0 entries"),
+        ([[3]], "tokens[0] must be a list of company ids or null"),
+        (["A"], "tokens[0] must be a list"),
+    ],
+)
 def test_tokens_must_match_cities_and_slots(tokens, fragment):
     fails(with_(("hexes", 0, "tokens"), tokens), "cell A1", fragment)
 
@@ -210,96 +223,146 @@ def test_tokens_per_city_in_code_order():
 
 # -- trains ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["4H", "Q", "2+", "E", ""])
 def test_unknown_train_name(name):
     fails(with_(("trains", 1), name), "trains[1]", f"unknown train {name!r}")
 
 
-@pytest.mark.parametrize("spec, where, fragment", [
-    (3, "trains[0]", "a train is a name or an object"),
-    ({"distance": 3}, "trains[0]", "needs a string 'name'"),
-    ({"name": "2", "speed": 3}, "trains[0]", "unknown train key 'speed'"),
-    ({"name": "9Q"}, "trains[0]", "unknown train '9Q'"),
-    ({"name": "x", "distance": 0}, "trains[0]", "distance must be a whole number >= 1"),
-    ({"name": "x", "distance": []}, "trains[0]", "non-empty list"),
-    ({"name": "x", "distance": [{"nodes": ["city"], "pay": 2}]}, "trains[0] distance[0]", "needs pay and visit"),
-    ({"name": "x", "distance": [{"nodes": ["port"], "pay": 2, "visit": 2}]}, "trains[0] distance[0]",
-     "nodes must be a list of city, town, offboard"),
-    ({"name": "x", "distance": [{"nodes": ["city"], "pay": 2, "visit": 2},
-                                {"nodes": ["city", "town"], "pay": 1, "visit": 1}]},
-     "trains[0] distance[1]", "appears in two groups"),
-    ({"name": "x", "distance": [{"nodes": ["city"], "pay": -1, "visit": 2}]}, "trains[0] distance[0]",
-     "pay must be a whole number >= 0"),
-    ({"name": "x", "distance": [{"nodes": ["city"], "pay": 1, "visit": 2, "bonus": 1}]},
-     "trains[0] distance[0]", "unknown key 'bonus'"),
-    ({"name": "2", "multiplier": 0}, "trains[0]", "multiplier must be a whole number >= 1"),
-    ({"name": "2", "fill": "yes"}, "trains[0]", "fill must be true or false"),
-])
+@pytest.mark.parametrize(
+    "spec, where, fragment",
+    [
+        (3, "trains[0]", "a train is a name or an object"),
+        ({"distance": 3}, "trains[0]", "needs a string 'name'"),
+        ({"name": "2", "speed": 3}, "trains[0]", "unknown train key 'speed'"),
+        ({"name": "9Q"}, "trains[0]", "unknown train '9Q'"),
+        ({"name": "x", "distance": 0}, "trains[0]", "distance must be a whole number >= 1"),
+        ({"name": "x", "distance": []}, "trains[0]", "non-empty list"),
+        ({"name": "x", "distance": [{"nodes": ["city"], "pay": 2}]}, "trains[0] distance[0]", "needs pay and visit"),
+        (
+            {"name": "x", "distance": [{"nodes": ["port"], "pay": 2, "visit": 2}]},
+            "trains[0] distance[0]",
+            "nodes must be a list of city, town, offboard",
+        ),
+        (
+            {
+                "name": "x",
+                "distance": [
+                    {"nodes": ["city"], "pay": 2, "visit": 2},
+                    {"nodes": ["city", "town"], "pay": 1, "visit": 1},
+                ],
+            },
+            "trains[0] distance[1]",
+            "appears in two groups",
+        ),
+        (
+            {"name": "x", "distance": [{"nodes": ["city"], "pay": -1, "visit": 2}]},
+            "trains[0] distance[0]",
+            "pay must be a whole number >= 0",
+        ),
+        (
+            {"name": "x", "distance": [{"nodes": ["city"], "pay": 1, "visit": 2, "bonus": 1}]},
+            "trains[0] distance[0]",
+            "unknown key 'bonus'",
+        ),
+        ({"name": "2", "multiplier": 0}, "trains[0]", "multiplier must be a whole number >= 1"),
+        ({"name": "2", "fill": "yes"}, "trains[0]", "fill must be true or false"),
+    ],
+)
 def test_bad_train_objects(spec, where, fragment):
     fails(with_(("trains", 0), spec), where, fragment)
 
 
 # -- neighbours -------------------------------------------------------------------------
 
+
 def test_neighbour_override_to_a_missing_cell():
     fails(with_(("hexes", 0, "neighbors"), {"0": "A5"}), "cell A1", "missing cell 'A5'")
 
 
-@pytest.mark.parametrize("override, fragment", [
-    ({"6": "A3"}, "edge '6' out of range"),
-    ({"x": "A3"}, "edge 'x' out of range"),
-    (["A3"], "neighbors must be an object"),
-    ({"0": ["A3"]}, "missing cell"),
-    ({"0": None}, "missing cell"),
-])
+@pytest.mark.parametrize(
+    "override, fragment",
+    [
+        ({"6": "A3"}, "edge '6' out of range"),
+        ({"x": "A3"}, "edge 'x' out of range"),
+        (["A3"], "neighbors must be an object"),
+        ({"0": ["A3"]}, "missing cell"),
+        ({"0": None}, "missing cell"),
+    ],
+)
 def test_bad_neighbour_override(override, fragment):
     fails(with_(("hexes", 0, "neighbors"), override), "cell A1", fragment)
 
 
 # -- options ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("options, where, fragment", [
-    ({"no_hex_twice": "yes"}, "options.no_hex_twice", "true or false"),
-    ({"no_hex_twice": True, "machines": {}}, "options.machines", "unknown option for generic"),
-    ({"bonuses": {}}, "options.bonuses", "must be a list"),
-    ({"bonuses": [3]}, "options.bonuses[0]", "must be an object"),
-    ({"bonuses": [{"type": "visit", "cells": ["A1"]}]}, "options.bonuses[0]", "amount"),
-    ({"bonuses": [{"type": "visit", "cells": ["A1"], "amount": -5}]}, "options.bonuses[0]", "amount"),
-    ({"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10, "multiplied": 1}]},
-     "options.bonuses[0]", "multiplied must be true or false"),
-    ({"bonuses": [{"type": "visit", "cells": ["Z9"], "amount": 10}]}, "options.bonuses[0].cells",
-     "no cell 'Z9'"),
-    ({"bonuses": [{"type": "visit", "cells": [], "amount": 10}]}, "options.bonuses[0].cells", "non-empty"),
-    ({"bonuses": [{"type": "visit", "cells": "A1", "amount": 10}]}, "options.bonuses[0].cells", "non-empty"),
-    ({"bonuses": [{"type": "connect", "sets": [], "amount": 10}]}, "options.bonuses[0].sets", "non-empty"),
-    ({"bonuses": [{"type": "connect", "sets": [["A1"], ["B9"]], "amount": 10}]},
-     "options.bonuses[0].sets[1]", "no cell 'B9'"),
-    ({"bonuses": [{"type": "route", "cells": ["A1"], "amount": 10}]}, "options.bonuses[0].type",
-     "unknown bonus type 'route'"),
-    ({"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10, "note": "x"}]}, "options.bonuses[0]",
-     "unknown key 'note'"),
-])
+
+@pytest.mark.parametrize(
+    "options, where, fragment",
+    [
+        ({"no_hex_twice": "yes"}, "options.no_hex_twice", "true or false"),
+        ({"no_hex_twice": True, "machines": {}}, "options.machines", "unknown option for generic"),
+        ({"bonuses": {}}, "options.bonuses", "must be a list"),
+        ({"bonuses": [3]}, "options.bonuses[0]", "must be an object"),
+        ({"bonuses": [{"type": "visit", "cells": ["A1"]}]}, "options.bonuses[0]", "amount"),
+        ({"bonuses": [{"type": "visit", "cells": ["A1"], "amount": -5}]}, "options.bonuses[0]", "amount"),
+        (
+            {"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10, "multiplied": 1}]},
+            "options.bonuses[0]",
+            "multiplied must be true or false",
+        ),
+        ({"bonuses": [{"type": "visit", "cells": ["Z9"], "amount": 10}]}, "options.bonuses[0].cells", "no cell 'Z9'"),
+        ({"bonuses": [{"type": "visit", "cells": [], "amount": 10}]}, "options.bonuses[0].cells", "non-empty"),
+        ({"bonuses": [{"type": "visit", "cells": "A1", "amount": 10}]}, "options.bonuses[0].cells", "non-empty"),
+        ({"bonuses": [{"type": "connect", "sets": [], "amount": 10}]}, "options.bonuses[0].sets", "non-empty"),
+        (
+            {"bonuses": [{"type": "connect", "sets": [["A1"], ["B9"]], "amount": 10}]},
+            "options.bonuses[0].sets[1]",
+            "no cell 'B9'",
+        ),
+        (
+            {"bonuses": [{"type": "route", "cells": ["A1"], "amount": 10}]},
+            "options.bonuses[0].type",
+            "unknown bonus type 'route'",
+        ),
+        (
+            {"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10, "note": "x"}]},
+            "options.bonuses[0]",
+            "unknown key 'note'",
+        ),
+    ],
+)
 def test_bad_options(options, where, fragment):
     fails(with_(("options",), options), where, fragment)
 
 
 def test_good_bonuses_load():
-    options = {"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10},
-                           {"type": "connect", "sets": [["A1"], ["A3"]], "amount": 20, "multiplied": True}]}
+    options = {
+        "bonuses": [
+            {"type": "visit", "cells": ["A1"], "amount": 10},
+            {"type": "connect", "sets": [["A1"], ["A3"]], "amount": 20, "multiplied": True},
+        ]
+    }
     loaded = load_position(with_(("options",), options))
     visit, connect = loaded.options["bonuses"]
     assert (visit.type, visit.sets, visit.amount, visit.multiplied) == ("visit", (frozenset({"A1"}),), 10, False)
     assert (connect.type, connect.sets, connect.amount, connect.multiplied) == (
-        "connect", (frozenset({"A1"}), frozenset({"A3"})), 20, True)
+        "connect",
+        (frozenset({"A1"}), frozenset({"A3"})),
+        20,
+        True,
+    )
 
 
 # -- no input gives a traceback ----------------------------------------------------------------
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 8) | st.sampled_from(["", "A1", "A3", "x", "city", "2", "_0"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["0", "a", "id", "name"]),
-                                                                 inner, max_size=3),
-    max_leaves=6)
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["0", "a", "id", "name"]), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
 
 
 def _paths(value, prefix=()):
@@ -315,7 +378,8 @@ def _paths(value, prefix=()):
 FUZZ_BASE = position(
     [cell("A1", city(20), tokens=[["A"]], neighbors={"0": "A3"}), cell("A3", city(30, slots=2), rotation=3)],
     trains=["2", {"name": "x", "distance": [{"nodes": ["city"], "pay": 1, "visit": 2}]}],
-    options={"no_hex_twice": True, "bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10}]})
+    options={"no_hex_twice": True, "bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10}]},
+)
 FUZZ_PATHS = [p for p in _paths(FUZZ_BASE) if p]
 
 
@@ -335,6 +399,7 @@ def test_any_one_bad_value_is_a_position_error(path, value):
 
 
 # -- hostile input (issue 15): limits where JSON is read, ranges where numbers are read --------
+
 
 def read_fails(text: str | bytes, *fragments: str) -> PositionError:
     with pytest.raises(PositionError) as err:
@@ -371,38 +436,43 @@ def test_long_strings_big_arrays_and_lone_surrogates_are_named():
 def test_positions_built_in_python_are_checked_too():
     fails(with_(("company",), "A\udc80"), "company", "lone surrogate")
     fails(with_(("options",), {"no_hex_twice": float("nan")}), "options.no_hex_twice", "out of range")
-    fails(with_(("trains",), [{"name": "2", "multiplier": 2 ** 59}]), "trains[0].multiplier", "out of range")
+    fails(with_(("trains",), [{"name": "2", "multiplier": 2**59}]), "trains[0].multiplier", "out of range")
     fails(with_(("trains",), ("2",)), "trains", "not a JSON value")
 
 
-@pytest.mark.parametrize("spec, fragment", [
-    ({"name": "2", "multiplier": 101}, "multiplier must be at most 100"),
-    ({"name": "x", "distance": 1000}, "distance must be at most 999"),
-    ({"name": "x", "distance": [{"nodes": ["city"], "pay": 2, "visit": 5000}]}, "visit must be at most 999"),
-    ("99999999999999999999", "unknown train"),
-    ("2\u0663", "unknown train"),  # an Arabic-Indic digit is not a distance
-])
+@pytest.mark.parametrize(
+    "spec, fragment",
+    [
+        ({"name": "2", "multiplier": 101}, "multiplier must be at most 100"),
+        ({"name": "x", "distance": 1000}, "distance must be at most 999"),
+        ({"name": "x", "distance": [{"nodes": ["city"], "pay": 2, "visit": 5000}]}, "visit must be at most 999"),
+        ("99999999999999999999", "unknown train"),
+        ("2\u0663", "unknown train"),  # an Arabic-Indic digit is not a distance
+    ],
+)
 def test_train_numbers_are_range_checked(spec, fragment):
     error = fails(with_(("trains",), [spec]), error_where(spec), fragment)
     assert error
 
 
 def error_where(spec) -> str:
-    return "trains[0] distance[0]" if isinstance(spec, dict) and isinstance(spec.get("distance"), list) \
-        else "trains[0]"
+    return "trains[0] distance[0]" if isinstance(spec, dict) and isinstance(spec.get("distance"), list) else "trains[0]"
 
 
-@pytest.mark.parametrize("code, fragment", [
-    ("city=revenue:20;path=a:0,b:3,lanes:1000000", "lanes 1000000 is over the limit of 8"),
-    ("city=revenue:" + "9" * 500, "revenue must be a whole number"),
-    ("city=revenue:1000001", "revenue 1000001 is over the limit"),
-    ("city=revenue:yellow_20|brown_99999999", "over the limit"),
-    ("city=revenue:20,slots:17", "slots 17 is over the limit of 16"),
-    ("city=revenue:+20", "whole number"),
-    ("city=revenue:1e3", "whole number"),
-    ("path=a:0,b:3,a_lane:2.5", "lane index 5 is over the limit of 1"),
-    ("path=a:0,b:3," + "x" * 2000, "a tile code of 2,0"),
-])
+@pytest.mark.parametrize(
+    "code, fragment",
+    [
+        ("city=revenue:20;path=a:0,b:3,lanes:1000000", "lanes 1000000 is over the limit of 8"),
+        ("city=revenue:" + "9" * 500, "revenue must be a whole number"),
+        ("city=revenue:1000001", "revenue 1000001 is over the limit"),
+        ("city=revenue:yellow_20|brown_99999999", "over the limit"),
+        ("city=revenue:20,slots:17", "slots 17 is over the limit of 16"),
+        ("city=revenue:+20", "whole number"),
+        ("city=revenue:1e3", "whole number"),
+        ("path=a:0,b:3,a_lane:2.5", "lane index 5 is over the limit of 1"),
+        ("path=a:0,b:3," + "x" * 2000, "a tile code of 2,0"),
+    ],
+)
 def test_tile_code_numbers_are_range_checked(code, fragment):
     with pytest.raises(PositionError) as err:
         load_position(position([cell("A1", code)]))
@@ -411,8 +481,7 @@ def test_tile_code_numbers_are_range_checked(code, fragment):
 
 @pytest.mark.parametrize("alias", ["A01", "A1\n", "A+1", "A-0", "a1", "A\u0661", "AAAA1", "A12345"])
 def test_cell_ids_are_canonical(alias):
-    data = position([cell("A1", city(20), tokens=[["A"]]), cell("A3", city(30)), cell(alias, city(400))],
-                    trains=["2"])
+    data = position([cell("A1", city(20), tokens=[["A"]]), cell("A3", city(30)), cell(alias, city(400))], trains=["2"])
     with pytest.raises(PositionError) as err:
         load_position(data)
     assert err.value.where == f"cell {alias!r}" and "bad cell id" in err.value.message

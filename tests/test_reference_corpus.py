@@ -15,10 +15,10 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
 
 from routecalc import load_position, validate
 from routecalc.solvers.reference import solve_reference
-from conftest import CORPUS
 
 GENERIC = CORPUS / "generic"
 GAMES = ("1830", "18Chesapeake", "1867")
@@ -38,8 +38,12 @@ def corpus_id(path: Path) -> str:
 
 
 ALL = [p for game in GAMES for p in sorted((GENERIC / game).glob("*.json"))]
-DEFAULT = [p for game in GAMES for p in sorted((GENERIC / game).glob("*.json"))[::DEFAULT_STEP]
-           if (route_count(p) or DEFAULT_ROUTE_LIMIT + 1) <= DEFAULT_ROUTE_LIMIT]
+DEFAULT = [
+    p
+    for game in GAMES
+    for p in sorted((GENERIC / game).glob("*.json"))[::DEFAULT_STEP]
+    if (route_count(p) or DEFAULT_ROUTE_LIMIT + 1) <= DEFAULT_ROUTE_LIMIT
+]
 
 
 def check(path: Path) -> None:

@@ -8,12 +8,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
 
 from routecalc import api, load_position, load_position_file
 from routecalc.cli import main
 from routecalc.geometry import EDGE_DELTAS
 from routecalc.render import LEGEND_CHARS, BoardDrawing, BoardGeometry, render_svg
-from conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "1830-late.json"
@@ -139,8 +139,9 @@ def test_revenue_parts_that_are_not_routes_are_listed():
     answer = api.solve(position)
     assert answer["parts"]
     root = parse(render_svg(position, answer))
-    assert [t.text for t in by_class(root, "text", "legend-part")] == \
-        [f"{p['name']}: {p['amount']:+d}" for p in answer["parts"]]
+    assert [t.text for t in by_class(root, "text", "legend-part")] == [
+        f"{p['name']}: {p['amount']:+d}" for p in answer["parts"]
+    ]
     assert len(by_class(root, "polyline", "route")) == len(answer["routes"])
 
 
@@ -163,15 +164,21 @@ def test_gauges_are_drawn_differently():
 
 
 def square_position(company: str = "A") -> dict:
-    return {"format": 1, "game": "generic", "layout": "square", "phase": {"name": "2", "colors": ["yellow"]},
-            "company": company, "trains": ["2"],
-            "hexes": [
-                {"id": "A1", "code": "city=revenue:20;path=a:3,b:_0", "tokens": [[company]]},
-                {"id": "B1", "code": "path=a:1,b:3;path=a:1,b:0,track:dual"},
-                {"id": "C1", "code": "town=revenue:10;path=a:1,b:_0"},
-                {"id": "B2", "code": "offboard=revenue:yellow_30|brown_50;path=a:2,b:_0"},
-                {"id": "C2", "code": ""},
-            ]}
+    return {
+        "format": 1,
+        "game": "generic",
+        "layout": "square",
+        "phase": {"name": "2", "colors": ["yellow"]},
+        "company": company,
+        "trains": ["2"],
+        "hexes": [
+            {"id": "A1", "code": "city=revenue:20;path=a:3,b:_0", "tokens": [[company]]},
+            {"id": "B1", "code": "path=a:1,b:3;path=a:1,b:0,track:dual"},
+            {"id": "C1", "code": "town=revenue:10;path=a:1,b:_0"},
+            {"id": "B2", "code": "offboard=revenue:yellow_30|brown_50;path=a:2,b:_0"},
+            {"id": "C2", "code": ""},
+        ],
+    }
 
 
 def test_square_board_with_dual_track_and_offboard():

@@ -55,6 +55,7 @@ def routes_drawn(root: ET.Element) -> list[ET.Element]:
 
 # -- solve -------------------------------------------------------------------
 
+
 def test_solve_answers_what_the_engine_answers(client, demo_answer):
     r = client.post("/v1/solve", content=demo_text())
     assert r.status_code == 200
@@ -139,8 +140,9 @@ def test_healthz_answers_while_a_long_solve_runs(client, monkeypatch):
 
     monkeypatch.setitem(solvers.SOLVERS, "blocking", blocking)
     result = {}
-    solve = threading.Thread(target=lambda: result.update(
-        r=client.post("/v1/solve", params={"solver": "blocking"}, content=demo_text())))
+    solve = threading.Thread(
+        target=lambda: result.update(r=client.post("/v1/solve", params={"solver": "blocking"}, content=demo_text()))
+    )
     solve.start()
     try:
         assert started.wait(30)
@@ -156,11 +158,14 @@ def test_healthz_answers_while_a_long_solve_runs(client, monkeypatch):
     assert client.get("/healthz").json()["jobs_running"] == 0
 
 
-@pytest.mark.parametrize("params, where", [
-    ({"solver": "no-such-solver"}, "solver"),
-    ({"time_limit": 0}, "query.time_limit"),
-    ({"time_limit": "soon"}, "query.time_limit"),
-])
+@pytest.mark.parametrize(
+    "params, where",
+    [
+        ({"solver": "no-such-solver"}, "solver"),
+        ({"time_limit": 0}, "query.time_limit"),
+        ({"time_limit": "soon"}, "query.time_limit"),
+    ],
+)
 def test_solve_bad_options_are_named(client, params, where):
     r = client.post("/v1/solve", params=params, content=demo_text())
     assert r.status_code == 422
@@ -179,16 +184,19 @@ def edited(change) -> dict:
     return data
 
 
-@pytest.mark.parametrize("change, where, words", [
-    (lambda d: d.update(game="1899"), "game", "unknown game"),
-    (lambda d: d["hexes"][3].update(rotation=9), "cell A19", "rotation 9"),
-    (lambda d: d.update(trains=["4", "9Q"]), "trains[1]", "unknown train"),
-    (lambda d: d["hexes"][0].update(code="city=revenue:20;path=a:0,b:_3"), "cell A9", "missing node"),
-    (lambda d: d.pop("company"), "company", "missing"),
-    (lambda d: d.update(game="18Cuba", trains=["4", "7"]), "trains[1]", "unknown 18Cuba train"),
-    (lambda d: d.update(axes={"x": "number", "y": {}}), "axes", "must be"),
-    (lambda d: d["hexes"][0].update(tile=[None]), "cell A9", "tile"),
-])
+@pytest.mark.parametrize(
+    "change, where, words",
+    [
+        (lambda d: d.update(game="1899"), "game", "unknown game"),
+        (lambda d: d["hexes"][3].update(rotation=9), "cell A19", "rotation 9"),
+        (lambda d: d.update(trains=["4", "9Q"]), "trains[1]", "unknown train"),
+        (lambda d: d["hexes"][0].update(code="city=revenue:20;path=a:0,b:_3"), "cell A9", "missing node"),
+        (lambda d: d.pop("company"), "company", "missing"),
+        (lambda d: d.update(game="18Cuba", trains=["4", "7"]), "trains[1]", "unknown 18Cuba train"),
+        (lambda d: d.update(axes={"x": "number", "y": {}}), "axes", "must be"),
+        (lambda d: d["hexes"][0].update(tile=[None]), "cell A9", "tile"),
+    ],
+)
 def test_bad_position_gets_the_engines_named_error(client, change, where, words):
     r = client.post("/v1/solve", json=edited(change))
     assert r.status_code == 422
@@ -211,6 +219,7 @@ def test_body_over_the_limit_is_413(client):
 
 
 # -- validate ----------------------------------------------------------------
+
 
 def test_validate_scores_the_solver_routes(client, demo_answer):
     routes = [{k: route[k] for k in ("train", "nodes", "hexes")} for route in demo_answer["routes"]]
@@ -238,12 +247,15 @@ def test_validate_names_the_broken_rule(client, demo_answer):
     assert r.json()["violation"]["rule"] == "too_few_stops"
 
 
-@pytest.mark.parametrize("body, where", [
-    ({"routes": []}, "position"),
-    ({"position": "P"}, "routes"),
-    ({"position": {}, "routes": [], "extra": 1}, "extra"),
-    ([], "body"),
-])
+@pytest.mark.parametrize(
+    "body, where",
+    [
+        ({"routes": []}, "position"),
+        ({"position": "P"}, "routes"),
+        ({"position": {}, "routes": [], "extra": 1}, "extra"),
+        ([], "body"),
+    ],
+)
 def test_validate_bad_request_is_named(client, body, where):
     r = client.post("/v1/validate", json=body)
     assert r.status_code == 422
@@ -251,13 +263,16 @@ def test_validate_bad_request_is_named(client, body, where):
 
 
 def test_validate_unknown_node_is_named(client):
-    r = client.post("/v1/validate", json={"position": json.loads(demo_text()),
-                                          "routes": [{"train": "4", "nodes": ["D14-0", "Z99-0"]}]})
+    r = client.post(
+        "/v1/validate",
+        json={"position": json.loads(demo_text()), "routes": [{"train": "4", "nodes": ["D14-0", "Z99-0"]}]},
+    )
     assert r.status_code == 422
     assert r.json()["where"] == "routes[0].nodes[1]"
 
 
 # -- render ------------------------------------------------------------------
+
 
 def test_render_board_only(client):
     root = svg_of(client.post("/v1/render", content=demo_text()))
@@ -269,8 +284,9 @@ def test_render_board_only(client):
 def test_render_solve_draws_every_route(client, demo_answer):
     root = svg_of(client.post("/v1/render", params={"solve": "true"}, content=demo_text()))
     lines = routes_drawn(root)
-    assert [(e.get("data-train"), int(e.get("data-revenue"))) for e in lines] == \
-        [(r["train"], r["revenue"]) for r in demo_answer["routes"]]
+    assert [(e.get("data-train"), int(e.get("data-revenue"))) for e in lines] == [
+        (r["train"], r["revenue"]) for r in demo_answer["routes"]
+    ]
     title = next(e for e in root.iter(f"{SVG}text") if e.get("class") == "legend-title")
     assert title.text == f"NYC: {demo_answer['revenue']} (optimal)"
 
@@ -290,6 +306,7 @@ def test_render_refuses_bad_routes_and_both_modes(client, demo_answer):
 
 
 # -- games, fixtures, page, OpenAPI -------------------------------------------
+
 
 def test_games_list_every_rule_set_and_its_trains(client):
     games = {g["name"]: g for g in client.get("/v1/games").json()}
@@ -335,8 +352,11 @@ def test_openapi_examples_are_accepted(client):
 
 
 def test_schemas_accept_the_fixtures_and_corpus():
-    files = sorted((ROOT / "fixtures").glob("*.json")) + sorted(CORPUS.glob("*/*.json"))[::25] \
+    files = (
+        sorted((ROOT / "fixtures").glob("*.json"))
+        + sorted(CORPUS.glob("*/*.json"))[::25]
         + sorted(CORPUS.glob("*/*/*.json"))[::25]
+    )
     assert len(files) > 10
     for f in files:
         data = json.loads(f.read_text())

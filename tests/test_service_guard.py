@@ -86,8 +86,10 @@ def test_slowloris_headers_and_bodies_are_cut_off():
         assert took < 4, f"a trickled header kept its connection {took:.1f} s"
         assert b"408" in answer
         body = raw_connection(url)
-        body.sendall(b"POST /v1/solve HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
-                     b"content-length: 100000\r\n\r\n{")
+        body.sendall(
+            b"POST /v1/solve HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+            b"content-length: 100000\r\n\r\n{"
+        )
         took, answer = closed_after(body, b" ", 15)
         assert took < 4, f"a trickled body kept its connection {took:.1f} s"
         assert b"408" in answer and b'"where":"body"' in answer.replace(b" ", b"")
@@ -105,6 +107,7 @@ def test_abandoned_solves_are_cancelled_and_free_their_threads(spinning):
     ended, _ = spinning
     app = create_app(Settings(solve_threads=2, max_time_limit=30.0))
     with serving(app) as url:
+
         def abandon():
             with pytest.raises(httpx.ReadTimeout):
                 httpx.post(url + "/v1/solve", params={"solver": "spin"}, content=DEMO, headers=JSON, timeout=0.5)
@@ -144,8 +147,12 @@ def test_a_full_queue_answers_503_with_retry_after(spinning):
     app = create_app(Settings(solve_threads=1, queue=1, max_time_limit=3.0))
     with serving(app) as url, httpx.Client(base_url=url, timeout=30, headers=JSON) as client:
         results: list[httpx.Response] = []
-        holders = [threading.Thread(target=lambda: results.append(
-            client.post("/v1/solve", params={"solver": "spin"}, content=DEMO))) for _ in range(2)]
+        holders = [
+            threading.Thread(
+                target=lambda: results.append(client.post("/v1/solve", params={"solver": "spin"}, content=DEMO))
+            )
+            for _ in range(2)
+        ]
         holders[0].start()
         assert started.acquire(timeout=20)
         holders[1].start()
@@ -185,19 +192,26 @@ def test_every_error_has_the_error_shape(monkeypatch):
 def test_hosts_and_cors_are_options():
     quiet = create_app(Settings())
     with serving(quiet) as url:
-        r = httpx.options(url + "/v1/solve", headers={"origin": "https://tool.example",
-                                                      "access-control-request-method": "POST"})
+        r = httpx.options(
+            url + "/v1/solve", headers={"origin": "https://tool.example", "access-control-request-method": "POST"}
+        )
         assert "access-control-allow-origin" not in r.headers
         assert httpx.get(url + "/healthz", headers={"host": "localhost:1"}).status_code == 200
         assert httpx.get(url + "/healthz", headers={"host": "rebound.example"}).status_code == 421
     open_app = create_app(Settings(allowed_hosts=("*",), cors_origins=("https://tool.example",)))
     with serving(open_app) as url:
-        r = httpx.options(url + "/v1/solve", headers={"origin": "https://tool.example",
-                                                      "access-control-request-method": "POST",
-                                                      "access-control-request-headers": "content-type"})
+        r = httpx.options(
+            url + "/v1/solve",
+            headers={
+                "origin": "https://tool.example",
+                "access-control-request-method": "POST",
+                "access-control-request-headers": "content-type",
+            },
+        )
         assert r.headers["access-control-allow-origin"] == "https://tool.example"
-        r = httpx.options(url + "/v1/solve", headers={"origin": "https://other.example",
-                                                      "access-control-request-method": "POST"})
+        r = httpx.options(
+            url + "/v1/solve", headers={"origin": "https://other.example", "access-control-request-method": "POST"}
+        )
         assert r.headers.get("access-control-allow-origin") != "https://other.example"
         assert httpx.get(url + "/healthz", headers={"host": "rebound.example"}).status_code == 200
 
@@ -206,8 +220,10 @@ def test_healthz_is_quick_while_solves_run(spinning):
     _, started = spinning
     app = create_app(Settings(solve_threads=2, max_time_limit=2.0))
     with serving(app) as url, httpx.Client(base_url=url, timeout=30, headers=JSON) as client:
-        workers = [threading.Thread(target=lambda: client.post("/v1/solve", params={"solver": "spin"}, content=DEMO))
-                   for _ in range(2)]
+        workers = [
+            threading.Thread(target=lambda: client.post("/v1/solve", params={"solver": "spin"}, content=DEMO))
+            for _ in range(2)
+        ]
         for t in workers:
             t.start()
         assert started.acquire(timeout=20) and started.acquire(timeout=20)

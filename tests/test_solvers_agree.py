@@ -16,7 +16,6 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-
 from boards import city, line_board
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -49,19 +48,46 @@ CHECKED = {name: SOLVERS[name] for name in ("cpsat", "packing", "fast", "auto")}
 CHECKED.update({"auto via cpsat": auto_via_cpsat, "auto via packing": auto_via_packing})
 
 #: trains whose paying stops are a choice, or whose revenue is multiplied
-CHOICE_TRAINS = st.sampled_from([
-    "2E", "3E", "1E",
-    {"name": "3x2", "distance": 3, "multiplier": 2},
-    {"name": "2+2f", "fill": True, "distance": [{"nodes": ["city", "offboard"], "pay": 2, "visit": 2},
-                                             {"nodes": ["town"], "pay": 2, "visit": 2}]},
-    {"name": "3F", "fill": True, "distance": [{"nodes": ["city", "offboard"], "pay": 3, "visit": 3},
-                                            {"nodes": ["town"], "pay": 0, "visit": 99}]},
-    {"name": "2+2E", "multiplier": 2, "fill": True,
-     "distance": [{"nodes": ["offboard"], "pay": 2, "visit": 2},
-                  {"nodes": ["city", "town"], "pay": 0, "visit": 99}]},
-    {"name": "2+1x", "distance": [{"nodes": ["city"], "pay": 2, "visit": 3, "multiplier": 2},
-                                  {"nodes": ["town", "offboard"], "pay": 1, "visit": 2}]},
-])
+CHOICE_TRAINS = st.sampled_from(
+    [
+        "2E",
+        "3E",
+        "1E",
+        {"name": "3x2", "distance": 3, "multiplier": 2},
+        {
+            "name": "2+2f",
+            "fill": True,
+            "distance": [
+                {"nodes": ["city", "offboard"], "pay": 2, "visit": 2},
+                {"nodes": ["town"], "pay": 2, "visit": 2},
+            ],
+        },
+        {
+            "name": "3F",
+            "fill": True,
+            "distance": [
+                {"nodes": ["city", "offboard"], "pay": 3, "visit": 3},
+                {"nodes": ["town"], "pay": 0, "visit": 99},
+            ],
+        },
+        {
+            "name": "2+2E",
+            "multiplier": 2,
+            "fill": True,
+            "distance": [
+                {"nodes": ["offboard"], "pay": 2, "visit": 2},
+                {"nodes": ["city", "town"], "pay": 0, "visit": 99},
+            ],
+        },
+        {
+            "name": "2+1x",
+            "distance": [
+                {"nodes": ["city"], "pay": 2, "visit": 3, "multiplier": 2},
+                {"nodes": ["town", "offboard"], "pay": 1, "visit": 2},
+            ],
+        },
+    ]
+)
 
 
 @st.composite
@@ -122,8 +148,9 @@ def test_the_agreement_is_not_vacuous():
     """At least one solver besides the reference is under test, and a board
     with a known revenue passes through the same check."""
     assert {"cpsat", "fast", "auto via cpsat"} <= set(CHECKED)
-    board = line_board(city(20), city(30), city(40), trains=["2", {"name": "2x", "distance": 2, "multiplier": 2}],
-                       token_at=1)
+    board = line_board(
+        city(20), city(30), city(40), trains=["2", {"name": "2x", "distance": 2, "multiplier": 2}], token_at=1
+    )
     # token on the 30: the doubled 2-train runs 30+40 (140), the 2-train 20+30 (50)
     assert check_agreement(board) == 190
     # Two routes per train: the one-route budget stops the enumeration and CP-SAT runs.
@@ -134,8 +161,13 @@ def test_the_agreement_is_not_vacuous():
 def test_a_visit_bonus_on_a_worthless_stop_is_within_the_ceiling():
     """The single-train ceiling that caps auto's CP-SAT path counts a visit
     bonus on a stop worth nothing (it was left out: auto answered 20, optimal)."""
-    board = line_board(city(10), city(10), city(0), trains=["3"],
-                       options={"bonuses": [{"type": "visit", "cells": ["A5"], "amount": 10}]})
+    board = line_board(
+        city(10),
+        city(10),
+        city(0),
+        trains=["3"],
+        options={"bonuses": [{"type": "visit", "cells": ["A5"], "amount": 10}]},
+    )
     position = load_position(board)
     for name, solve in CHECKED.items():
         answer = solve(position, compile_position(position), Limits())

@@ -4,8 +4,8 @@ the errors that keep typos from passing silently."""
 from __future__ import annotations
 
 import pytest
-
 from boards import cell, position
+
 from routecalc import PositionError, load_position
 from routecalc.tiles import PathEnd, Revenue, parse_tile
 
@@ -17,6 +17,7 @@ def tile(code: str, num_edges: int = 6):
 
 
 # -- nodes -----------------------------------------------------------------------
+
 
 def test_city_reads_revenue_slots_groups_kind():
     t = tile("city=revenue:40,slots:3,groups:NY|East,kind:harbor")
@@ -30,8 +31,7 @@ def test_city_reads_revenue_slots_groups_kind():
 
 def test_city_has_one_slot_by_default_and_towns_none():
     t = tile("city=revenue:20;town=revenue:10;offboard=revenue:30;junction")
-    assert [(n.type, n.slots) for n in t.nodes] == [("city", 1), ("town", 0), ("offboard", 0),
-                                                   ("junction", 0)]
+    assert [(n.type, n.slots) for n in t.nodes] == [("city", 1), ("town", 0), ("offboard", 0), ("junction", 0)]
     assert [n.index for n in t.nodes] == [0, 1, 2, 3]
     assert [n.revenue.value(("yellow",)) for n in t.nodes] == [20, 10, 30, 0]
     assert t.token_holders == t.nodes[:1]  # the city; the offboard has no slots
@@ -58,9 +58,11 @@ def test_18xs_city_extensions():
 
 
 def test_18xs_position_with_terrain_and_extensions_loads():
-    cells = [cell("A1", "city=revenue:0,color:blue,goods:pink;path=a:0,b:_0", terrain="forest"),
-             cell("A2", "path=a:2,b:0", terrain="mountain"),
-             cell("A3", "city=revenue:0,kind:lc;path=a:2,b:_0", terrain="plain")]
+    cells = [
+        cell("A1", "city=revenue:0,color:blue,goods:pink;path=a:0,b:_0", terrain="forest"),
+        cell("A2", "path=a:2,b:0", terrain="mountain"),
+        cell("A3", "city=revenue:0,kind:lc;path=a:2,b:_0", terrain="plain"),
+    ]
     pos = position(cells, trains=[], company=None, layout="square", game="18XS")
     loaded = load_position(pos)
     assert loaded.cells["A1"].terrain == "forest"
@@ -69,6 +71,7 @@ def test_18xs_position_with_terrain_and_extensions_loads():
 
 
 # -- paths -----------------------------------------------------------------------
+
 
 def test_path_ends_are_edges_or_nodes():
     t = tile("city=revenue:10;path=a:0,b:_0;path=a:2,b:5")
@@ -104,10 +107,19 @@ def test_border_impassable_and_other_types():
     assert t.borders == (2,)
 
 
-@pytest.mark.parametrize("code", [
-    "label=Z", "upgrade=cost:80,terrain:water", "icon=image:port", "frame=color:red",
-    "stripes=color:green", "stub=edge:3", "partition=a:0,b:3", "future_label=label:T,color:brown",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "label=Z",
+        "upgrade=cost:80,terrain:water",
+        "icon=image:port",
+        "frame=color:red",
+        "stripes=color:green",
+        "stub=edge:3",
+        "partition=a:0,b:3",
+        "future_label=label:T,color:brown",
+    ],
+)
 def test_drawing_parts_are_ignored(code):
     t = tile(f"city=revenue:30;{code};path=a:0,b:_0")
     assert len(t.nodes) == 1 and len(t.paths) == 1
@@ -128,10 +140,17 @@ def test_empty_code_is_a_bare_cell():
 REV = Revenue.parse("yellow_20|green_30|brown_40|diesel_60", WHERE)
 
 
-@pytest.mark.parametrize("colors, value", [
-    (("yellow",), 20), (("yellow", "green"), 30), (("yellow", "green", "brown"), 40),
-    (("yellow", "green", "brown", "gray"), 40), (("gray",), 0), ((), 0),
-])
+@pytest.mark.parametrize(
+    "colors, value",
+    [
+        (("yellow",), 20),
+        (("yellow", "green"), 30),
+        (("yellow", "green", "brown"), 40),
+        (("yellow", "green", "brown", "gray"), 40),
+        (("gray",), 0),
+        ((), 0),
+    ],
+)
 def test_newest_phase_colour_with_an_entry_wins(colors, value):
     assert REV.value(colors) == value
 
@@ -163,6 +182,7 @@ def test_phase_picks_revenue_in_a_loaded_position():
 
 # -- errors -----------------------------------------------------------------------------
 
+
 def error(code: str, num_edges: int = 6) -> PositionError:
     with pytest.raises(PositionError) as err:
         tile(code, num_edges)
@@ -181,9 +201,10 @@ def test_unknown_key():
     assert "unknown city key 'revnue'" in err.message
 
 
-@pytest.mark.parametrize("code, key", [("path=a:0,b:3,gauge:narrow", "gauge"),
-                                       ("junction=revenue:10", "revenue"),
-                                       ("town=revenue:10,slots:1", "slots")])
+@pytest.mark.parametrize(
+    "code, key",
+    [("path=a:0,b:3,gauge:narrow", "gauge"), ("junction=revenue:10", "revenue"), ("town=revenue:10,slots:1", "slots")],
+)
 def test_keys_are_checked_per_part(code, key):
     assert f"key {key!r}" in error(code).message
 
@@ -194,8 +215,9 @@ def test_pass_and_halt_are_not_supported(part):
     assert f"tile part {part!r} is not supported" in err.message
 
 
-@pytest.mark.parametrize("code, key", [("city=revenue:20,visit_cost:0", "visit_cost"),
-                                       ("path=a:0,b:3,route:never", "route")])
+@pytest.mark.parametrize(
+    "code, key", [("city=revenue:20,visit_cost:0", "visit_cost"), ("path=a:0,b:3,route:never", "route")]
+)
 def test_visit_cost_and_route_keys_are_not_supported(code, key):
     assert f"key {key!r} is not supported" in error(code).message
 
@@ -213,22 +235,30 @@ def test_bad_track():
     assert "unknown track 'wide'" in error("path=a:0,b:3,track:wide").message
 
 
-@pytest.mark.parametrize("code, num_edges, bad", [
-    ("path=a:6,b:0", 6, 6), ("path=a:0,b:-1", 6, -1), ("path=a:4,b:0", 4, 4),
-    ("border=edge:7,type:impassable", 6, 7),
-])
+@pytest.mark.parametrize(
+    "code, num_edges, bad",
+    [
+        ("path=a:6,b:0", 6, 6),
+        ("path=a:0,b:-1", 6, -1),
+        ("path=a:4,b:0", 4, 4),
+        ("border=edge:7,type:impassable", 6, 7),
+    ],
+)
 def test_edge_out_of_range(code, num_edges, bad):
     err = error(code, num_edges)
     assert f"edge {bad} out of range 0-{num_edges - 1}" in err.message
 
 
-@pytest.mark.parametrize("code, text", [
-    ("city=revenue:20,slots:x", "slots must be a whole number"),
-    ("city=revenue:20,slots:-1", "slots must not be negative"),
-    ("path=a:0,b:3,lanes:0", "lanes must be at least 1"),
-    ("city=revenue", "has no ':'"),
-    ("border=type:impassable", "border needs an edge"),
-])
+@pytest.mark.parametrize(
+    "code, text",
+    [
+        ("city=revenue:20,slots:x", "slots must be a whole number"),
+        ("city=revenue:20,slots:-1", "slots must not be negative"),
+        ("path=a:0,b:3,lanes:0", "lanes must be at least 1"),
+        ("city=revenue", "has no ':'"),
+        ("border=type:impassable", "border needs an edge"),
+    ],
+)
 def test_malformed_values(code, text):
     assert text in error(code).message
 

@@ -18,10 +18,10 @@ from boards import city, line_board
 
 from routecalc import load_position, load_position_file
 from routecalc.graph import compile_position
-from routecalc.solvers import SOLVERS, Limits
-from routecalc.solvers.packing import pack_routes
-from routecalc.solvers.fast import Clock, enumerate_company
 from routecalc.scoring import train_tables
+from routecalc.solvers import SOLVERS, Limits
+from routecalc.solvers.fast import Clock, enumerate_company
+from routecalc.solvers.packing import pack_routes
 from routecalc.validate import RouteSetValidator
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

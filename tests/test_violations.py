@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from boards import cell, city, column, line_board, offboard, position, route, stop, town, track
+
 from routecalc import PositionError, load_position, validate
 from routecalc.errors import RouteViolation
 from routecalc.validate import RouteSetValidator
@@ -44,6 +44,7 @@ TWO_TRACKS = [
 
 
 # -- rules ---------------------------------------------------------------------------------
+
 
 def test_too_few_stops():
     err = violation(line_board(city(20), city(30)), [route("2", "A1-0")])
@@ -90,9 +91,13 @@ def test_change_of_gauge_is_a_dead_end():
 def test_reversal():
     # Both A1 cities leave by edge 0; the town in A3 is a dead end, so going
     # on from it means leaving on the path the route came in on.
-    pos = position([cell("A1", "city=revenue:20;city=revenue:30;path=a:0,b:_0;path=a:0,b:_1",
-                         tokens=[["A"], [None]]),
-                    cell("A3", town(10, edges=(3,)))], trains=["3"])
+    pos = position(
+        [
+            cell("A1", "city=revenue:20;city=revenue:30;path=a:0,b:_0;path=a:0,b:_1", tokens=[["A"], [None]]),
+            cell("A3", town(10, edges=(3,))),
+        ],
+        trains=["3"],
+    )
     err = violation(pos, [route("3", "A1-0", "A3-0", "A1-1")])
     assert err.rule == "reversal"
     assert "A3-0" in err.detail
@@ -196,8 +201,10 @@ def test_hex_twice_only_with_the_option():
 
 
 def test_two_stops_in_one_cell_do_not_enter_it_twice():
-    cells = [cell("A1", "city=revenue:20;city=revenue:30;path=a:_0,b:_1;path=a:0,b:_1", tokens=[["A"], [None]]),
-             cell("A3", city(40))]
+    cells = [
+        cell("A1", "city=revenue:20;city=revenue:30;path=a:_0,b:_1;path=a:0,b:_1", tokens=[["A"], [None]]),
+        cell("A3", city(40)),
+    ]
     pos = position(cells, trains=["3"], options={"no_hex_twice": True})
     answer = validate(pos, [route("3", "A1-0", "A1-1", "A3-0")])
     assert answer["revenue"] == 90
@@ -211,11 +218,14 @@ def test_too_long_in_stops():
     assert "at most 2" in err.detail
 
 
-@pytest.mark.parametrize("codes, ok", [
-    ((city(20), city(30), city(40)), False),   # three cities on a 2+1
-    ((city(20), town(10), town(10)), False),   # two towns on a 2+1
-    ((city(20), town(10), city(40)), True),
-])
+@pytest.mark.parametrize(
+    "codes, ok",
+    [
+        ((city(20), city(30), city(40)), False),  # three cities on a 2+1
+        ((city(20), town(10), town(10)), False),  # two towns on a 2+1
+        ((city(20), town(10), city(40)), True),
+    ],
+)
 def test_too_long_for_n_plus_m(codes, ok):
     pos = line_board(*codes, trains=["2+1"])
     routes = [route("2+1", "A1-0", "A3-0", "A5-0")]
@@ -252,8 +262,10 @@ def test_other_companies_tokens_do_not_count():
     assert violation(pos, [route("2", "A1-0", "A3-0")]).rule == "no_token"
 
 
-PLUS_E = {"name": "1+1E", "distance": [{"nodes": ["offboard"], "pay": 1, "visit": 1},
-                                       {"nodes": ["city", "town"], "pay": 0, "visit": 99}]}
+PLUS_E = {
+    "name": "1+1E",
+    "distance": [{"nodes": ["offboard"], "pay": 1, "visit": 1}, {"nodes": ["city", "town"], "pay": 0, "visit": 99}],
+}
 
 
 def test_no_token_when_the_token_stop_is_skipped():
@@ -261,8 +273,7 @@ def test_no_token_when_the_token_stop_is_skipped():
     pos = line_board(city(20), offboard(50), trains=[PLUS_E])
     assert violation(pos, [route("1+1E", "A1-0", "A3-0")]).rule == "no_token"
     # With fill and a second offboard slot, the spare slot takes the token city.
-    filled = dict(PLUS_E, name="2+E", fill=True,
-                  distance=[dict(PLUS_E["distance"][0], pay=2), PLUS_E["distance"][1]])
+    filled = dict(PLUS_E, name="2+E", fill=True, distance=[dict(PLUS_E["distance"][0], pay=2), PLUS_E["distance"][1]])
     answer = validate(line_board(city(20), offboard(50), trains=[filled]), [route("2+E", "A1-0", "A3-0")])
     assert answer["revenue"] == 70
     assert answer["routes"][0]["skip"] == []
@@ -319,19 +330,23 @@ def test_trains_sharing_a_name_are_read_the_way_that_pays_best():
     pos = line_board(city(20), city(30), city(40), city(50), trains=[double, "4"], token_at=1)
     answer = validate(pos, [route("4", "A3-0", "A1-0"), route("4", "A3-0", "A5-0", "A7-0")])
     assert [r["revenue"] for r in answer["routes"]] == [50, 240]  # the doubling 4 runs the richer route
-    err = violation(line_board(city(20), city(30), city(40), city(50), trains=[short, short]),
-                    [route("4", "A1-0", "A3-0", "A5-0")])
+    err = violation(
+        line_board(city(20), city(30), city(40), city(50), trains=[short, short]), [route("4", "A1-0", "A3-0", "A5-0")]
+    )
     assert err.rule == "too_long"  # no reading is valid: the first one's broken rule
 
 
-@pytest.mark.parametrize("routes, where", [
-    ({"routes": 3}, "routes"),
-    ([3], "routes[0]"),
-    ([{"train": "2", "nodes": "A1-0"}], "routes[0].nodes"),
-    ([{"train": "2", "nodes": ["A1-0", "Q7-0"]}], "routes[0].nodes[1]"),
-    ([{"train": "2", "nodes": ["A1-0", "A3-0"], "hexes": [["A1", "A3"], ["A3"]]}], "routes[0].hexes"),
-    ([{"train": "2", "nodes": ["A1-0", "A3-0"], "hexes": ["A1"]}], "routes[0].hexes[0]"),
-])
+@pytest.mark.parametrize(
+    "routes, where",
+    [
+        ({"routes": 3}, "routes"),
+        ([3], "routes[0]"),
+        ([{"train": "2", "nodes": "A1-0"}], "routes[0].nodes"),
+        ([{"train": "2", "nodes": ["A1-0", "Q7-0"]}], "routes[0].nodes[1]"),
+        ([{"train": "2", "nodes": ["A1-0", "A3-0"], "hexes": [["A1", "A3"], ["A3"]]}], "routes[0].hexes"),
+        ([{"train": "2", "nodes": ["A1-0", "A3-0"], "hexes": ["A1"]}], "routes[0].hexes[0]"),
+    ],
+)
 def test_malformed_routes_are_position_errors(routes, where):
     with pytest.raises(PositionError) as err:
         validate(line_board(city(20), city(30)), routes)
@@ -347,15 +362,18 @@ def test_a_junction_is_not_a_route_node():
 
 # -- revenue -------------------------------------------------------------------------------
 
+
 def test_n_train_scores_every_stop():
-    answer = validate(line_board(city(20), town(10), offboard(40), trains=["3"]),
-                      [route("3", "A1-0", "A3-0", "A5-0")])
+    answer = validate(line_board(city(20), town(10), offboard(40), trains=["3"]), [route("3", "A1-0", "A3-0", "A5-0")])
     assert answer["revenue"] == 70
     (r,) = answer["routes"]
     assert r["revenue"] == 70
     assert r["skip"] == []
     assert [(s["node"], s["type"], s["value"]) for s in r["stops"]] == [
-        ("A1-0", "city", 20), ("A3-0", "town", 10), ("A5-0", "offboard", 40)]
+        ("A1-0", "city", 20),
+        ("A3-0", "town", 10),
+        ("A5-0", "offboard", 40),
+    ]
 
 
 def test_n_plus_m_pays_cities_and_towns():
@@ -397,8 +415,10 @@ def test_express_keeps_its_token_stop_paying():
 
 
 def test_object_train_with_distance_groups():
-    train = {"name": "3+2", "distance": [{"nodes": ["city", "offboard"], "pay": 3, "visit": 3},
-                                         {"nodes": ["town"], "pay": 2, "visit": 2}]}
+    train = {
+        "name": "3+2",
+        "distance": [{"nodes": ["city", "offboard"], "pay": 3, "visit": 3}, {"nodes": ["town"], "pay": 2, "visit": 2}],
+    }
     pos = line_board(city(20), town(10), town(5), offboard(40), trains=[train])
     assert revenue(pos, [route("3+2", "A1-0", "A3-0", "A5-0", "A7-0")]) == 75
     too_many = line_board(city(20), town(10), town(40), town(5), trains=[train])
@@ -413,8 +433,10 @@ def test_object_train_may_not_visit_types_outside_its_groups():
     assert "may not visit A3-0" in err.detail
 
 
-FIVE = {"name": "5", "distance": [{"nodes": ["city", "offboard"], "pay": 5, "visit": 5},
-                                  {"nodes": ["town"], "pay": 0, "visit": 99}]}
+FIVE = {
+    "name": "5",
+    "distance": [{"nodes": ["city", "offboard"], "pay": 5, "visit": 5}, {"nodes": ["town"], "pay": 0, "visit": 99}],
+}
 
 
 def test_towns_visited_unpaid_without_fill():
@@ -428,8 +450,7 @@ def test_fill_pays_towns_in_the_spare_city_slots():
     pos = line_board(city(20), town(10), town(30), city(40), trains=[dict(FIVE, fill=True)])
     assert revenue(pos, [route("5", "A1-0", "A3-0", "A5-0", "A7-0")]) == 100
     # 2 slots, 1 city: only the best town fills in.
-    two = {"name": "2", "fill": True, "distance": [dict(FIVE["distance"][0], pay=2, visit=2),
-                                                   FIVE["distance"][1]]}
+    two = {"name": "2", "fill": True, "distance": [dict(FIVE["distance"][0], pay=2, visit=2), FIVE["distance"][1]]}
     pos = line_board(city(20), town(10), town(30), trains=[two])
     (r,) = validate(pos, [route("2", "A1-0", "A3-0", "A5-0")])["routes"]
     assert (r["revenue"], r["skip"]) == (50, ["A3-0"])
@@ -441,15 +462,26 @@ def test_multiplier():
 
 
 def test_group_multiplier():
-    train = {"name": "1+1x", "distance": [{"nodes": ["city"], "pay": 1, "visit": 1},
-                                          {"nodes": ["offboard"], "pay": 1, "visit": 1, "multiplier": 2}]}
+    train = {
+        "name": "1+1x",
+        "distance": [
+            {"nodes": ["city"], "pay": 1, "visit": 1},
+            {"nodes": ["offboard"], "pay": 1, "visit": 1, "multiplier": 2},
+        ],
+    }
     pos = line_board(city(20), offboard(40), trains=[train])
     assert revenue(pos, [route("1+1x", "A1-0", "A3-0")]) == 100
 
 
 def bonus_board(bonus: dict, trains=None) -> dict:
-    return line_board(city(20), city(30), city(40), city(0), trains=trains or [{"name": "3", "multiplier": 2}],
-                      options={"bonuses": [bonus]})
+    return line_board(
+        city(20),
+        city(30),
+        city(40),
+        city(0),
+        trains=trains or [{"name": "3", "multiplier": 2}],
+        options={"bonuses": [bonus]},
+    )
 
 
 @pytest.mark.parametrize("multiplied, total", [(False, (20 + 30) * 2 + 10), (True, (20 + 30 + 10) * 2)])
@@ -466,8 +498,7 @@ def test_visit_bonus_counts_each_listed_cell():
 
 @pytest.mark.parametrize("multiplied, total", [(False, 90 * 2 + 40), (True, (90 + 40) * 2)])
 def test_connect_bonus(multiplied, total):
-    pos = bonus_board({"type": "connect", "sets": [["A1"], ["A5", "A7"]], "amount": 40,
-                       "multiplied": multiplied})
+    pos = bonus_board({"type": "connect", "sets": [["A1"], ["A5", "A7"]], "amount": 40, "multiplied": multiplied})
     assert revenue(pos, [route("3", "A1-0", "A3-0", "A5-0")]) == total
     assert revenue(pos, [route("3", "A1-0", "A3-0")]) == 100  # A5 not reached: no bonus
 
@@ -480,8 +511,13 @@ def test_bonus_needs_a_paying_stop_in_the_cell():
 
 
 def test_express_chooses_paying_stops_with_the_bonus_in_mind():
-    pos = line_board(city(20), city(50), city(10), trains=["2E"],
-                     options={"bonuses": [{"type": "visit", "cells": ["A5"], "amount": 50}]})
+    pos = line_board(
+        city(20),
+        city(50),
+        city(10),
+        trains=["2E"],
+        options={"bonuses": [{"type": "visit", "cells": ["A5"], "amount": 50}]},
+    )
     (r,) = validate(pos, [route("2E", "A1-0", "A3-0", "A5-0")])["routes"]
     assert (r["revenue"], r["skip"]) == (20 + 10 + 50, ["A3-0"])
 
@@ -508,8 +544,10 @@ def test_one_stop_tile_helper():
 
 def test_two_lanes_carry_two_routes():
     # Each lane is its own track: two trains run A1 - A3 side by side.
-    cells = [cell("A1", "city=revenue:20,slots:2;path=a:0,b:_0,lanes:2", tokens=[["A", None]]),
-             cell("A3", "city=revenue:30;path=a:3,b:_0,lanes:2")]
+    cells = [
+        cell("A1", "city=revenue:20,slots:2;path=a:0,b:_0,lanes:2", tokens=[["A", None]]),
+        cell("A3", "city=revenue:30;path=a:3,b:_0,lanes:2"),
+    ]
     pos = position(cells, trains=["2", "2", "2"])
     routes = [route("2", "A1-0", "A3-0"), route("2", "A3-0", "A1-0")]
     assert revenue(pos, routes) == 100
@@ -519,10 +557,12 @@ def test_two_lanes_carry_two_routes():
 
 def test_no_change_of_track_where_paths_cross():
     # C5 holds two crossing paths, 0-3 and 1-4: C7 reaches C3, not B6.
-    cells = [cell("C5", track((0, 3), (1, 4))),
-             cell("C7", city(20, edges=(3,)), tokens=[["A"]]),
-             cell("C3", city(30, edges=(0,))),
-             cell("B6", city(40, edges=(4,)))]
+    cells = [
+        cell("C5", track((0, 3), (1, 4))),
+        cell("C7", city(20, edges=(3,)), tokens=[["A"]]),
+        cell("C3", city(30, edges=(0,))),
+        cell("B6", city(40, edges=(4,))),
+    ]
     pos = position(cells)
     assert revenue(pos, [route("2", "C7-0", "C3-0")]) == 50
     assert violation(pos, [route("2", "C7-0", "B6-0")]).rule == "not_connected"

@@ -91,8 +91,14 @@ def test_lc_and_port_pay_half_the_distance_rounded_up_without_bonus(kind, far, p
 
 def test_ports_are_adjacent_to_each_other():
     # A1 cube - B1 port;  D1 port (no trail from B1) - E1 - F1 blue city.
-    cells = row(node(color="grey", goods="blue", edges=(3,)), node(kind="port", edges=(1,)), "",
-                node(kind="port", edges=(3,)), trail(), node(color="blue", edges=(1,)))
+    cells = row(
+        node(color="grey", goods="blue", edges=(3,)),
+        node(kind="port", edges=(1,)),
+        "",
+        node(kind="port", edges=(3,)),
+        trail(),
+        node(color="blue", edges=(1,)),
+    )
     answer = solve(board(cells, locomotive=4, actions=1))
     assert answer["best_transport"]["cells"] == ["A1", "B1", "D1", "E1", "F1"]
     assert (answer["best_transport"]["distance"], answer["revenue"]) == (4, 4)
@@ -113,8 +119,13 @@ def test_white_cube_goes_to_any_city():
 
 def test_cannot_pass_an_unserved_city_that_would_accept_the_cube():
     # blue cube; blue city in B1, another in D1; a pink city in C1 is passed freely
-    cells = row(node(color="grey", goods="blue"), node(color="blue"), node(color="pink"), node(color="blue"),
-                node(kind="lc", edges=(1,)))
+    cells = row(
+        node(color="grey", goods="blue"),
+        node(color="blue"),
+        node(color="pink"),
+        node(color="blue"),
+        node(kind="lc", edges=(1,)),
+    )
     answer = solve(board(cells, locomotive=4, actions=1))
     assert (answer["best_transport"]["to"], answer["revenue"]) == ("B1", 1)
     far = transport("A1", "blue", ["A1", "B1", "C1", "D1"])
@@ -138,16 +149,22 @@ def test_a_plan_may_pass_the_city_it_served_first():
     assert sorted(incomes(answer)) == [("blue", "B1", 1, 1), ("blue", "D1", 3, 3)]
     assert answer["revenue"] == 4
     # in the other order the second transport would pass the unserved B1
-    assert violation(board(cells, locomotive=4), [transport("A1", "blue", ["A1", "B1", "C1", "D1"])]) \
+    assert (
+        violation(board(cells, locomotive=4), [transport("A1", "blue", ["A1", "B1", "C1", "D1"])])
         == "passes_accepting_city"
+    )
 
 
 def ring_board(**options) -> dict:
     """Cube in A2; B2 joins all four sides; a ring B2-C2-C3-B3; a blue city in B1 above B2."""
-    cells = [boards.cell("A2", node(color="pink", goods="blue", edges=(3,))),
-             boards.cell("B2", trail((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))),
-             boards.cell("C2", trail((1, 0))), boards.cell("C3", trail((2, 1))), boards.cell("B3", trail((3, 2))),
-             boards.cell("B1", node(color="blue", edges=(0,)))]
+    cells = [
+        boards.cell("A2", node(color="pink", goods="blue", edges=(3,))),
+        boards.cell("B2", trail((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))),
+        boards.cell("C2", trail((1, 0))),
+        boards.cell("C3", trail((2, 1))),
+        boards.cell("B3", trail((3, 2))),
+        boards.cell("B1", node(color="blue", edges=(0,))),
+    ]
     return board(cells, **options)
 
 
@@ -161,8 +178,11 @@ def test_a_transport_never_enters_a_cell_twice():
 
 def test_two_trails_of_one_tile_do_not_connect():
     # B1 has two separate trails (left-up and down-right): A1 cannot reach C1 through it
-    cells = [boards.cell("A1", node(color="grey", goods="blue", edges=(3,))),
-             boards.cell("B1", trail((1, 2), (0, 3))), boards.cell("C1", node(color="blue", edges=(1,)))]
+    cells = [
+        boards.cell("A1", node(color="grey", goods="blue", edges=(3,))),
+        boards.cell("B1", trail((1, 2), (0, 3))),
+        boards.cell("C1", node(color="blue", edges=(1,))),
+    ]
     assert solve(board(cells, locomotive=3))["revenue"] == 0
     assert violation(board(cells, locomotive=3), [transport("A1", "blue", ["A1", "B1", "C1"])]) == "no_trail"
 
@@ -176,21 +196,43 @@ def test_a_cube_is_never_delivered_to_its_own_city():
 
 def test_nearest_reachable_destination_within_the_limit():
     # blue cube between an LC at 1 (left) and a blue city at 4 (right); level 3 reaches only the LC
-    cells = row(node(kind="lc", edges=(3,)), node(color="grey", goods="blue"), trail(), trail(), trail(),
-                node(color="blue", edges=(1,)))
+    cells = row(
+        node(kind="lc", edges=(3,)),
+        node(color="grey", goods="blue"),
+        trail(),
+        trail(),
+        trail(),
+        node(color="blue", edges=(1,)),
+    )
     assert incomes(solve(board(cells, locomotive=3, actions=1))) == [("blue", "A1", 1, 1)]
     assert incomes(solve(board(cells, locomotive=4, actions=1))) == [("blue", "F1", 4, 4)]
 
 
 # -- plans --------------------------------------------------------------------
 
+
 def greedy_trap(**options) -> dict:
     """P(pink) A1 .. W(grey, white cube) D1 .. C(blue) I1 .. B(grey, blue cube) M1.
 
     White cube: to P 3 cells, to C 5; blue cube: to C 4 cells, nothing else."""
-    return board(row(node(color="pink", edges=(3,)), trail(), trail(), node(color="grey", goods="white"),
-                     trail(), trail(), trail(), trail(), node(color="blue"), trail(), trail(), trail(),
-                     node(color="grey", goods="blue", edges=(1,))), **options)
+    return board(
+        row(
+            node(color="pink", edges=(3,)),
+            trail(),
+            trail(),
+            node(color="grey", goods="white"),
+            trail(),
+            trail(),
+            trail(),
+            trail(),
+            node(color="blue"),
+            trail(),
+            trail(),
+            trail(),
+            node(color="grey", goods="blue", edges=(1,)),
+        ),
+        **options,
+    )
 
 
 def test_best_plan_is_not_the_greedy_one():
@@ -208,8 +250,15 @@ def test_best_plan_is_not_the_greedy_one():
 
 def test_a_cube_left_at_an_lc_moves_on():
     # blue cube in A1, LC in D1, blue city in G1: 6 cells, level 3: A1->D1 (3 -> 2), D1->G1 (3)
-    cells = row(node(color="grey", goods="blue"), trail(), trail(), node(kind="lc"), trail(), trail(),
-                node(color="blue", edges=(1,)))
+    cells = row(
+        node(color="grey", goods="blue"),
+        trail(),
+        trail(),
+        node(kind="lc"),
+        trail(),
+        trail(),
+        node(color="blue", edges=(1,)),
+    )
     answer = solve(board(cells, locomotive=3))
     assert incomes(answer) == [("blue", "D1", 3, 2), ("blue", "G1", 3, 3)]
     assert answer["plan"][1]["cube"] == {"cell": "D1", "color": "blue"}
@@ -238,17 +287,29 @@ def test_a_delivered_cube_and_its_city_are_gone():
 
 # -- bid cards -------------------------------------------------------------------
 
+
 def test_double_distance_card_serves_one_transport():
     # two blue cubes, blue cities at 4 (D... ) on both sides; level 2
-    cells = row(node(color="blue", edges=(3,)), trail(), trail(), trail(), node(color="grey", goods="blue|blue"),
-                trail(), trail(), trail(), node(color="blue", edges=(1,)))
+    cells = row(
+        node(color="blue", edges=(3,)),
+        trail(),
+        trail(),
+        trail(),
+        node(color="grey", goods="blue|blue"),
+        trail(),
+        trail(),
+        trail(),
+        node(color="blue", edges=(1,)),
+    )
     assert solve(board(cells, locomotive=2))["revenue"] == 0
     answer = solve(board(cells, locomotive=2, double_distance=True))
     assert incomes(answer) == [("blue", answer["plan"][0]["to"], 4, 4)]
     assert answer["plan"][0]["card"] == "double_distance"
     assert solve(board(cells, locomotive=2, double_distance=2))["revenue"] == 8
-    both = [transport("E1", "blue", ["E1", "D1", "C1", "B1", "A1"]),
-            transport("E1", "blue", ["E1", "F1", "G1", "H1", "I1"])]
+    both = [
+        transport("E1", "blue", ["E1", "D1", "C1", "B1", "A1"]),
+        transport("E1", "blue", ["E1", "F1", "G1", "H1", "I1"]),
+    ]
     assert violation(board(cells, locomotive=2, double_distance=1), both) == "too_far"
     assert validate(board(cells, locomotive=2, double_distance=1), both[:1])["plan"][0]["card"] == "double_distance"
     named = [dict(both[0], card="as_level_8")]
@@ -273,10 +334,17 @@ def test_as_level_8_card_gives_distance_8_and_its_bonus():
 
 # -- the validator -----------------------------------------------------------------
 
+
 def test_validator_scores_a_legal_plan():
-    result = validate(greedy_trap(locomotive=5), {"transports": [
-        transport("D1", "white", ["D1", "C1", "B1", "A1"], to="A1"),
-        transport("M1", "blue", ["M1", "L1", "K1", "J1", "I1"])]})
+    result = validate(
+        greedy_trap(locomotive=5),
+        {
+            "transports": [
+                transport("D1", "white", ["D1", "C1", "B1", "A1"], to="A1"),
+                transport("M1", "blue", ["M1", "L1", "K1", "J1", "I1"]),
+            ]
+        },
+    )
     assert [t["income"] for t in result["plan"]] == [4, 5]
     assert result["revenue"] == 9
 
@@ -285,33 +353,45 @@ def test_validator_names_the_broken_rule():
     pos = greedy_trap(locomotive=8)
     assert violation(pos, [transport("D1", "pink", ["D1", "C1", "B1", "A1"])]) == "cube_missing"
     assert violation(pos, [transport("D1", "white", ["D1", "C1", "B1"])]) == "not_a_destination"
-    assert violation(pos, [transport("D1", "white", ["D1", "E1", "F1", "G1", "H1", "I1", "J1", "K1", "L1", "M1"])]) \
+    assert (
+        violation(pos, [transport("D1", "white", ["D1", "E1", "F1", "G1", "H1", "I1", "J1", "K1", "L1", "M1"])])
         == "too_far"
+    )
     assert violation(pos, [transport("D1", "white", ["D1", "C1", "D1"])]) == "own_city"
-    assert violation(pos, [transport("M1", "blue", ["M1", "L1", "K1", "J1", "I1", "H1", "G1", "F1", "E1"])]) \
+    assert (
+        violation(pos, [transport("M1", "blue", ["M1", "L1", "K1", "J1", "I1", "H1", "G1", "F1", "E1"])])
         == "not_a_destination"
+    )
     assert violation(pos, [transport("M1", "blue", ["M1", "L1", "J1", "I1"])]) == "no_trail"
     served = greedy_trap(locomotive=8)
     served["hexes"][8]["code"] = node(color="blue", served=1)
     assert violation(served, [transport("M1", "blue", ["M1", "L1", "K1", "J1", "I1"])]) == "city_served"
     with pytest.raises(RouteViolation) as err:
-        validate(pos, [transport("M1", "blue", ["M1", "L1", "K1", "J1", "I1"]),
-                       transport("D1", "white", ["D1", "E1", "F1", "G1", "H1", "I1"])])
+        validate(
+            pos,
+            [
+                transport("M1", "blue", ["M1", "L1", "K1", "J1", "I1"]),
+                transport("D1", "white", ["D1", "E1", "F1", "G1", "H1", "I1"]),
+            ],
+        )
     assert (err.value.rule, err.value.route) == ("city_served", 1)
     three = [transport("M1", "blue", ["M1", "L1", "K1", "J1", "I1"])] * 3
     assert violation(pos, three) == "too_many_transports"
 
 
-@pytest.mark.parametrize("proposal, where", [
-    ("nope", "transports"),
-    ([{"cube": {"cell": "D1"}, "cells": ["D1"]}], "transports[0].cube"),
-    ([transport("D1", "white", [])], "transports[0].cells"),
-    ([transport("D1", "white", ["D1", "Z9"])], "transports[0].cells[1]"),
-    ([transport("D1", "white", ["C1", "B1"])], "transports[0].cells"),
-    ([transport("D1", "white", ["D1", "C1", "B1", "A1"], to="B1")], "transports[0].to"),
-    ([transport("D1", "white", ["D1", "C1", "B1", "A1"], card="joker")], "transports[0].card"),
-    ([transport("D1", "white", ["D1", "C1", "B1", "A1"], speed=3)], "transports[0].speed"),
-])
+@pytest.mark.parametrize(
+    "proposal, where",
+    [
+        ("nope", "transports"),
+        ([{"cube": {"cell": "D1"}, "cells": ["D1"]}], "transports[0].cube"),
+        ([transport("D1", "white", [])], "transports[0].cells"),
+        ([transport("D1", "white", ["D1", "Z9"])], "transports[0].cells[1]"),
+        ([transport("D1", "white", ["C1", "B1"])], "transports[0].cells"),
+        ([transport("D1", "white", ["D1", "C1", "B1", "A1"], to="B1")], "transports[0].to"),
+        ([transport("D1", "white", ["D1", "C1", "B1", "A1"], card="joker")], "transports[0].card"),
+        ([transport("D1", "white", ["D1", "C1", "B1", "A1"], speed=3)], "transports[0].speed"),
+    ],
+)
 def test_malformed_proposals_are_named(proposal, where):
     with pytest.raises(PositionError) as err:
         validate(greedy_trap(locomotive=5), proposal)
@@ -320,18 +400,22 @@ def test_malformed_proposals_are_named(proposal, where):
 
 # -- bad positions -------------------------------------------------------------------
 
-@pytest.mark.parametrize("options, where", [
-    ({}, "options.locomotive"),
-    ({"locomotive": 9}, "options.locomotive"),
-    ({"locomotive": "3"}, "options.locomotive"),
-    ({"locomotive": True}, "options.locomotive"),
-    ({"locomotive": 3, "actions": -1}, "options.actions"),
-    ({"locomotive": 3, "actions": 10**9}, "options.actions"),
-    ({"locomotive": 3, "double_distance": "yes"}, "options.double_distance"),
-    ({"locomotive": 3, "as_level_8": -1}, "options.as_level_8"),
-    ({"locomotive": 3, "no_hex_twice": True}, "options.no_hex_twice"),
-    ({"locomotive": 3, "storage": True}, "options.storage"),
-])
+
+@pytest.mark.parametrize(
+    "options, where",
+    [
+        ({}, "options.locomotive"),
+        ({"locomotive": 9}, "options.locomotive"),
+        ({"locomotive": "3"}, "options.locomotive"),
+        ({"locomotive": True}, "options.locomotive"),
+        ({"locomotive": 3, "actions": -1}, "options.actions"),
+        ({"locomotive": 3, "actions": 10**9}, "options.actions"),
+        ({"locomotive": 3, "double_distance": "yes"}, "options.double_distance"),
+        ({"locomotive": 3, "as_level_8": -1}, "options.as_level_8"),
+        ({"locomotive": 3, "no_hex_twice": True}, "options.no_hex_twice"),
+        ({"locomotive": 3, "storage": True}, "options.storage"),
+    ],
+)
 def test_bad_options_are_named(options, where):
     pos = boards.position(LINE, [], company=None, layout="square", game="18XS", options=options)
     with pytest.raises(PositionError) as err:
@@ -339,14 +423,17 @@ def test_bad_options_are_named(options, where):
     assert err.value.where == where
 
 
-@pytest.mark.parametrize("code, words", [
-    ("offboard=revenue:10;path=a:1,b:_0", "offboard"),
-    ("town=revenue:0;path=a:1,b:_0", "town"),
-    ("city=revenue:0;path=a:1,b:_0", "color"),
-    ("city=revenue:0,color:blue|pink;path=a:1,b:_0", "not implemented"),
-    ("city=revenue:0,kind:lc,color:blue;path=a:1,b:_0", "demands no good"),
-    ("city=revenue:0,kind:harbor;path=a:1,b:_0", "harbor"),
-])
+@pytest.mark.parametrize(
+    "code, words",
+    [
+        ("offboard=revenue:10;path=a:1,b:_0", "offboard"),
+        ("town=revenue:0;path=a:1,b:_0", "town"),
+        ("city=revenue:0;path=a:1,b:_0", "color"),
+        ("city=revenue:0,color:blue|pink;path=a:1,b:_0", "not implemented"),
+        ("city=revenue:0,kind:lc,color:blue;path=a:1,b:_0", "demands no good"),
+        ("city=revenue:0,kind:harbor;path=a:1,b:_0", "harbor"),
+    ],
+)
 def test_bad_cells_are_named(code, words):
     cells = LINE[:3] + [boards.cell("D1", code)]
     with pytest.raises(PositionError) as err:
@@ -370,6 +457,7 @@ def test_a_served_city_without_colour_loads():
 
 
 # -- time limit ----------------------------------------------------------------------
+
 
 def crossroads(size: int, seed: int, **options) -> dict:
     """A size x size board of four-way tiles with cities of random colours and cubes."""
@@ -402,6 +490,7 @@ def test_time_limit_gives_a_feasible_plan_the_validator_accepts():
 
 # -- an independent enumeration on random tiny boards --------------------------------
 
+
 def tiny_board(rng: random.Random, width: int, height: int) -> tuple[dict, dict]:
     """A random board whose tiles join their trail sides at one centre node, so
     a cell is passed exactly when its node is; with the plain model the
@@ -417,8 +506,11 @@ def tiny_board(rng: random.Random, width: int, height: int) -> tuple[dict, dict]
                 color = rng.choice(colors)
                 goods = [rng.choice(colors + ["white"]) for _ in range(rng.randint(0, 2))]
                 served = rng.random() < 0.15
-                keys = {"color": color, **({"goods": "|".join(goods)} if goods else {}),
-                        **({"served": 1} if served else {})}
+                keys = {
+                    "color": color,
+                    **({"goods": "|".join(goods)} if goods else {}),
+                    **({"served": 1} if served else {}),
+                }
                 code = node(edges=sides, **keys)
                 model[cid] = ("city", color, goods, served, sides)
             elif roll < 0.6:
@@ -459,7 +551,8 @@ def brute_force(model: dict, level: int, actions: int, cards: tuple[int, int]) -
 
     def walks(cubes, served):
         out = []
-        for (start, color) in set(cubes):
+        for start, color in set(cubes):
+
             def walk(path, start=start, color=color):
                 here = path[-1]
                 if len(path) > 1:
@@ -472,6 +565,7 @@ def brute_force(model: dict, level: int, actions: int, cards: tuple[int, int]) -
                     for nxt in links[here]:
                         if nxt not in path:
                             walk(path + [nxt], start, color)
+
             walk([start])
         return out
 
@@ -557,8 +651,7 @@ def _legal_plain(model: dict, seq: list[str], color: str) -> bool:
         if model[a][0] == "port" and model[b][0] == "port":
             return True
         (ax, ay), (bx, by) = xy(a), xy(b)
-        return any((ax + delta[e][0], ay + delta[e][1]) == (bx, by) and (e + 2) % 4 in model[b][4]
-                   for e in model[a][4])
+        return any((ax + delta[e][0], ay + delta[e][1]) == (bx, by) and (e + 2) % 4 in model[b][4] for e in model[a][4])
 
     def accepts(c):
         kind, demand, _, served, _ = model[c]
@@ -572,6 +665,7 @@ def _legal_plain(model: dict, seq: list[str], color: str) -> bool:
 
 
 # -- the bundled example -------------------------------------------------------------
+
 
 def test_bundled_example():
     """fixtures/xs-small.json, level 4 (no bonus): a ring A1-B1-C1-D1-D2-D3-C3-B3-A3-A2,
@@ -590,8 +684,13 @@ def test_search_agrees_with_the_validator_on_turned_tiles_with_separate_trails()
     trails do not join, cities, LCs, ports), the best single transport equals
     the best the validator scores over every simple sequence of neighbouring
     (or port) cells from every cube."""
-    tiles = ["path=a:0,b:2", "path=a:0,b:1", "path=a:0,b:2;path=a:1,b:3", "path=a:0,b:1;path=a:2,b:3",
-             "junction;path=a:0,b:_0;path=a:1,b:_0;path=a:3,b:_0"]
+    tiles = [
+        "path=a:0,b:2",
+        "path=a:0,b:1",
+        "path=a:0,b:2;path=a:1,b:3",
+        "path=a:0,b:1;path=a:2,b:3",
+        "junction;path=a:0,b:_0;path=a:1,b:_0;path=a:3,b:_0",
+    ]
     rng = random.Random(11)
     scored = 0
     for _ in range(60):
@@ -603,8 +702,11 @@ def test_search_agrees_with_the_validator_on_turned_tiles_with_separate_trails()
                     code = rng.choice(tiles)
                 elif roll < 0.8:
                     goods[cid] = rng.choice(["blue", "pink", "white"])
-                    code = node(color=rng.choice(["blue", "pink"]), goods=goods[cid],
-                                edges=rng.choice([(0, 2), (0, 1), (0, 1, 2)]))
+                    code = node(
+                        color=rng.choice(["blue", "pink"]),
+                        goods=goods[cid],
+                        edges=rng.choice([(0, 2), (0, 1), (0, 1, 2)]),
+                    )
                 else:
                     kind = rng.choice(["lc", "port"])
                     ports.update([cid] if kind == "port" else [])
@@ -612,14 +714,14 @@ def test_search_agrees_with_the_validator_on_turned_tiles_with_separate_trails()
                 cells.append(boards.cell(cid, code, rotation=rng.randrange(4)))
         pos = load_position(board(cells, locomotive=4, actions=1))
 
-        def near(cid):
+        def near(cid, ports=ports, pos=pos):
             x, y = ord(cid[0]) - 65, int(cid[1:])
             out = {f"{index_letters(x + dx)}{y + dy}" for dx, dy in ((0, 1), (0, -1), (1, 0), (-1, 0))}
             return (out | (ports if cid in ports else set())) & set(pos.cells) - {cid}
 
         best = 0
 
-        def extend(seq, color):
+        def extend(seq, color, pos=pos):
             nonlocal best, scored
             if len(seq) > 1:
                 try:

@@ -65,9 +65,7 @@ def boards(draw, max_side: int = 3, max_cubes: int = 4, max_actions: int = 8) ->
         if kind == "junction":
             head = "junction"
         elif kind == "city":
-            head = f"city=revenue:0,color:{draw(st.sampled_from(COLORS))}" + (
-                f",goods:{goods}" if goods else ""
-            )
+            head = f"city=revenue:0,color:{draw(st.sampled_from(COLORS))}" + (f",goods:{goods}" if goods else "")
         else:
             head = f"city=revenue:0,kind:{kind}" + (f",goods:{goods}" if goods else "")
         hexes.append(
@@ -104,15 +102,10 @@ def agree(data: dict, reference_limit: float) -> None:
     if reference["status"] == "optimal":
         assert answer["revenue"] == reference["revenue"]
         single = answer["best_transport"]["income"] if answer["best_transport"] else 0
-        assert single == (
-            reference["best_transport"]["income"] if reference["best_transport"] else 0
-        )
+        assert single == (reference["best_transport"]["income"] if reference["best_transport"] else 0)
     else:
         assert answer["revenue"] >= reference["revenue"]
-    assert (
-        validate(position, {"transports": answer["plan"]})["revenue"]
-        == answer["revenue"]
-    )
+    assert validate(position, {"transports": answer["plan"]})["revenue"] == answer["revenue"]
     assert len(answer["plan"]) <= data["options"]["actions"]
 
 
@@ -153,20 +146,14 @@ def test_a_state_does_not_depend_on_the_order_of_its_transports():
     search.prepare()
     moves = search.moves(search.start)
     first = moves[0]
-    other = next(
-        m
-        for m in moves
-        if m.cube != first.cube and m.to != first.to and m.to_kind == "lc"
-    )
+    other = next(m for m in moves if m.cube != first.cube and m.to != first.to and m.to_kind == "lc")
     one = search.after(search.after(search.start, first), other)
     two = search.after(search.after(search.start, other), first)
     assert one == two and hash(one) == hash(two)
     assert one.cubes != search.start.cubes
 
 
-@pytest.mark.parametrize(
-    "actions, revenue", [(4, 10), (5, 12), (6, 15), (7, 17), (8, 20)]
-)
+@pytest.mark.parametrize("actions, revenue", [(4, 10), (5, 12), (6, 15), (7, 17), (8, 20)])
 def test_the_issues_three_lcs_board(actions, revenue):
     """Issue 17's 3 x 3 board, three LCs, six cubes, level 3, where the
     reference's time grows tenfold an action from 6 actions on; the figures
@@ -177,10 +164,7 @@ def test_the_issues_three_lcs_board(actions, revenue):
         revenue,
         revenue,
     )
-    assert (
-        validate(fixture("xs-three-lcs", actions=actions), answer["plan"])["revenue"]
-        == revenue
-    )
+    assert validate(fixture("xs-three-lcs", actions=actions), answer["plan"])["revenue"] == revenue
 
 
 @pytest.mark.slow
@@ -201,9 +185,7 @@ def test_a_time_limit_holds_on_the_worst_board():
     assert time.process_time() - started < 0.2 + 1.0
     assert answer["status"] == "feasible" and answer["stats"]["seconds"] < 0.2 + 2.0
     assert 0 < answer["revenue"] <= 56 <= answer["bound"]
-    assert (
-        validate(data, {"transports": answer["plan"]})["revenue"] == answer["revenue"]
-    )
+    assert validate(data, {"transports": answer["plan"]})["revenue"] == answer["revenue"]
 
 
 @pytest.mark.slow
@@ -225,27 +207,15 @@ def test_seed_size_boards(name, actions, revenue):
         revenue,
         revenue,
     )
-    assert (
-        validate(fixture(name, actions=actions), answer["plan"])["revenue"] == revenue
-    )
+    assert validate(fixture(name, actions=actions), answer["plan"])["revenue"] == revenue
 
 
 def test_routecalc_solve_has_a_default_time_limit_and_keeps_to_one(capsys):
     """The CLI's default limit (30 s, as the service's); a shorter one given
     stops the worst board's solve with the best plan found."""
-    assert (
-        build_parser().parse_args(["solve", "p.json"]).time_limit
-        == DEFAULT_TIME_LIMIT
-        == 30.0
-    )
+    assert build_parser().parse_args(["solve", "p.json"]).time_limit == DEFAULT_TIME_LIMIT == 30.0
     started = time.process_time()
-    assert (
-        main(["solve", str(FIXTURES / "xs-seed-size-3.json"), "--time-limit", "0.2"])
-        == 0
-    )
+    assert main(["solve", str(FIXTURES / "xs-seed-size-3.json"), "--time-limit", "0.2"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert time.process_time() - started < 0.2 + 1.0
-    assert (
-        answer["status"] == "feasible"
-        and 0 < answer["revenue"] <= 56 <= answer["bound"]
-    )
+    assert answer["status"] == "feasible" and 0 < answer["revenue"] <= 56 <= answer["bound"]

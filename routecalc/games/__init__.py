@@ -9,8 +9,9 @@ says which part of the answer it takes over; :mod:`routecalc.api` consults it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..board import Position
 from ..graph import TrackGraph

@@ -76,8 +76,9 @@ def train_table(graph: TrackGraph, train: Train) -> TrainTable:
     return train_tables(replace(graph, position=replace(graph.position, trains=[train])))[0]
 
 
-def _shortest_route(graph: TrackGraph, table: TrainTable, sources: frozenset[str], targets: frozenset[str],
-                    deadline: float) -> tuple[tuple[list[int], list[int]] | None, bool]:
+def _shortest_route(
+    graph: TrackGraph, table: TrainTable, sources: frozenset[str], targets: frozenset[str], deadline: float
+) -> tuple[tuple[list[int], list[int]] | None, bool]:
     """(stops, connections) of a fewest-stop valid route of ``table``'s train
     with a stop in both cell sets and a company token, or None; and whether
     the search finished before ``deadline``.
@@ -91,8 +92,10 @@ def _shortest_route(graph: TrackGraph, table: TrainTable, sources: frozenset[str
     missing source, target or token within the stops left are cut.
     """
     cell_of = [graph.cell_ids[c] for c in graph.cell]
-    need = [(1 if cell_of[s] in sources else 0) | (2 if cell_of[s] in targets else 0)
-            | (4 if graph.flags[s] & TOKEN else 0) for s in range(graph.num_stops)]
+    need = [
+        (1 if cell_of[s] in sources else 0) | (2 if cell_of[s] in targets else 0) | (4 if graph.flags[s] & TOKEN else 0)
+        for s in range(graph.num_stops)
+    ]
     usable = [c for c in range(len(graph.conn_a)) if graph.conn_gauge[c] & table.gauge_bit]
     hops = {bit: _hops(graph, usable, {s for s in range(graph.num_stops) if need[s] & bit}) for bit in (1, 2, 4)}
     masks = [mask_of([c], graph) for c in range(len(graph.conn_a))]

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from itertools import permutations, product
-from typing import Any, Iterator
+from typing import Any
 
 from ..board import Position
 from ..errors import RouteViolation
@@ -97,8 +98,11 @@ class Game:
                 fail("narrow_harbor", f"a {train.name} never enters a harbor")
             home = [e for e in (stops[0], stops[-1]) if self.kind[e] == "mill" and g.flags[e] & TOKEN]
             if not home:
-                fail("minor_route", f"one end must be the company's own sugar mill (home token), not "
-                     f"{ids[stops[0]]} or {ids[stops[-1]]}")
+                fail(
+                    "minor_route",
+                    f"one end must be the company's own sugar mill (home token), not "
+                    f"{ids[stops[0]]} or {ids[stops[-1]]}",
+                )
             others = list(stops[1:]) if home[0] == stops[0] else list(stops[:-1])
             bad = [s for s in others if self.kind[s] != "sugar"]
             if bad:
@@ -110,8 +114,11 @@ class Game:
             if len(stops) > reach(train):
                 ends = [e for e in (stops[0], stops[-1]) if self.kind[e] == "harbor"]
                 if not ends:
-                    fail("too_long", f"visits {len(stops)} stops, the {train.name} runs {reach(train)} "
-                         "(one more only to a harbor beyond its range)")
+                    fail(
+                        "too_long",
+                        f"visits {len(stops)} stops, the {train.name} runs {reach(train)} "
+                        "(one more only to a harbor beyond its range)",
+                    )
                 paid.remove(min(ends, key=lambda s: int(table.value[s])))
         if not any(g.flags[s] & TOKEN for s in paid):
             fail("no_token", f"no paying stop holds a {self.position.company} token")
@@ -121,8 +128,9 @@ class Game:
         mills = tuple(s for s in stops if self.kind[s] == "mill" and self.supply[s] > 0) if harbor_end else ()
         fc = frozenset(s for s in stops[1:-1] if self.fc_blocked[s])
         run = Run(route, mask_of(route.conns, g), mills, fc)
-        run.potential = route.revenue + CUBE_INCOME * min(self.most_wagon(route.train),
-                                                          sum(self.supply[m] for m in mills))
+        run.potential = route.revenue + CUBE_INCOME * min(
+            self.most_wagon(route.train), sum(self.supply[m] for m in mills)
+        )
         return run
 
     def most_wagon(self, train: int) -> int:
@@ -134,8 +142,12 @@ class Game:
         """Exact value of running these routes (the search's leaf score)."""
         if not runs:
             return 0
-        return (sum(r.route.revenue for r in runs) + self.machines + CUBE_INCOME * self.sugar(runs, {})[0]
-                - self.fee * len(self.fee_cover(runs)[0]))
+        return (
+            sum(r.route.revenue for r in runs)
+            + self.machines
+            + CUBE_INCOME * self.sugar(runs, {})[0]
+            - self.fee * len(self.fee_cover(runs)[0])
+        )
 
     def score_choice(self, runs: list[Run], pinned: dict[int, int] | None = None) -> Extras:
         """The value and its parts: revenues, the best sugar over every wagon
@@ -150,8 +162,18 @@ class Game:
         for f in flows:
             for m, n in f.items():
                 by_mill[m] = by_mill.get(m, 0) + n
-        return Extras(route_total + CUBE_INCOME * cubes + machines - fee, flows, caps, paid, free,
-                      machines, fee, cubes, route_total, by_mill)
+        return Extras(
+            route_total + CUBE_INCOME * cubes + machines - fee,
+            flows,
+            caps,
+            paid,
+            free,
+            machines,
+            fee,
+            cubes,
+            route_total,
+            by_mill,
+        )
 
     def sugar(self, runs: list[Run], pinned: dict[int, int]) -> tuple[int, list[int], list[dict[int, int]]]:
         """(cubes, wagon per run, cubes per run and mill): the most cubes over
@@ -219,18 +241,28 @@ class Game:
             "revenue": int(extras.value),
             "routes": out_routes,
             "routes_revenue": int(extras.route_total),
-            "sugar": {"cubes": extras.cube_total, "income": CUBE_INCOME * extras.cube_total,
-                      "by_mill": {ids[m]: n for m, n in sorted(extras.by_mill.items()) if n}},
+            "sugar": {
+                "cubes": extras.cube_total,
+                "income": CUBE_INCOME * extras.cube_total,
+                "by_mill": {ids[m]: n for m, n in sorted(extras.by_mill.items()) if n},
+            },
             "fees": {"paid": [ids[s] for s in extras.paid], "amount": extras.fee},
         }
         if self.minor:
             out["machines"] = extras.machines
-        out["parts"] = [part for part in (
-            {"name": "sugar", "detail": f"{extras.cube_total} cubes delivered",
-             "amount": CUBE_INCOME * extras.cube_total},
-            {"name": "machines", "detail": "the minor's machines", "amount": extras.machines if self.minor else 0},
-            {"name": "FC fees", "detail": " ".join(ids[s] for s in extras.paid), "amount": -extras.fee},
-        ) if part["amount"]]
+        out["parts"] = [
+            part
+            for part in (
+                {
+                    "name": "sugar",
+                    "detail": f"{extras.cube_total} cubes delivered",
+                    "amount": CUBE_INCOME * extras.cube_total,
+                },
+                {"name": "machines", "detail": "the minor's machines", "amount": extras.machines if self.minor else 0},
+                {"name": "FC fees", "detail": " ".join(ids[s] for s in extras.paid), "amount": -extras.fee},
+            )
+            if part["amount"]
+        ]
         return out
 
 
@@ -250,8 +282,9 @@ def max_flow(caps: list[int], mills: list[tuple[int, ...]], supply: dict[int, in
             if left[m] > 0:
                 left[m] -= 1
             else:
-                giver = next((u for u in range(len(caps))
-                              if u != t and flows[u].get(m, 0) > 0 and augment(u, seen)), None)
+                giver = next(
+                    (u for u in range(len(caps)) if u != t and flows[u].get(m, 0) > 0 and augment(u, seen)), None
+                )
                 if giver is None:
                     continue
                 flows[giver][m] -= 1
@@ -336,13 +369,19 @@ def solve_cuba(position: Position, limits: Limits) -> dict:
         bound = sum(max((r.potential for r in rs), default=0) for rs in per_train) + game.machines
     else:  # a train's route earns at most its engine ceiling; sugar at most the supply each wagon can hold
         wagons = [t.wagon for t in position.trains if t.wagon] + game.pool
-        bound = (sum(ceiling(pay_table(t, game.graph, [])) for t in game.tables) + game.machines
-                 + CUBE_INCOME * min(sum(game.supply.values()), sum(wagons)))
+        bound = (
+            sum(ceiling(pay_table(t, game.graph, [])) for t in game.tables)
+            + game.machines
+            + CUBE_INCOME * min(sum(game.supply.values()), sum(wagons))
+        )
     bound = max(bound, extras.value)
     out = game.answer(runs, extras)
-    out.update(status="optimal" if bound == extras.value else "feasible", bound=int(bound), solver="cuba",
-               stats={"routes_enumerated": sum(len(r) for r in per_train),
-                      "seconds": round(time.perf_counter() - started, 4)})
+    out.update(
+        status="optimal" if bound == extras.value else "feasible",
+        bound=int(bound),
+        solver="cuba",
+        stats={"routes_enumerated": sum(len(r) for r in per_train), "seconds": round(time.perf_counter() - started, 4)},
+    )
     return out
 
 
@@ -438,11 +477,23 @@ def fc_income(position: Position) -> dict:
     cities = sorted(best.values(), reverse=True)[:rng]
     cubes = sum(position.options.get("sugar", {}).values())
     income = sum(v for v, _ in cities) + UNSHIPPED_INCOME * cubes
-    return {"company": FC, "revenue": income, "status": "optimal", "bound": income, "routes": [],
-            "fc_income": {"range": rng, "cities": [{"node": n, "value": v} for v, n in cities],
-                          "cubes": cubes, "sugar": UNSHIPPED_INCOME * cubes, "income": income},
-            "parts": [{"name": "FC cities", "detail": " ".join(n for _, n in cities),
-                       "amount": sum(v for v, _ in cities)},
-                      {"name": "unshipped sugar", "detail": f"{cubes} cubes", "amount": UNSHIPPED_INCOME * cubes}],
-            "solver": "cuba", "stats": {}}
-
+    return {
+        "company": FC,
+        "revenue": income,
+        "status": "optimal",
+        "bound": income,
+        "routes": [],
+        "fc_income": {
+            "range": rng,
+            "cities": [{"node": n, "value": v} for v, n in cities],
+            "cubes": cubes,
+            "sugar": UNSHIPPED_INCOME * cubes,
+            "income": income,
+        },
+        "parts": [
+            {"name": "FC cities", "detail": " ".join(n for _, n in cities), "amount": sum(v for v, _ in cities)},
+            {"name": "unshipped sugar", "detail": f"{cubes} cubes", "amount": UNSHIPPED_INCOME * cubes},
+        ],
+        "solver": "cuba",
+        "stats": {},
+    }

@@ -89,12 +89,22 @@ class ChoiceState(NamedTuple):
 def new_state(lists: ChoiceLists, start: int = 0) -> ChoiceState:
     """A fresh search; ``start``: an incumbent value it must beat."""
     n, words = len(lists.count), lists.mask.shape[1]
-    return ChoiceState(np.zeros(1, np.int64), np.zeros(n, np.int64), np.full(n, -1, np.int64),
-                       np.zeros((n + 1, words), np.uint64), np.zeros(n + 1, np.int64),
-                       np.zeros(n + 1, np.int64), np.zeros((max(n, 1), max(n, 1)), np.int64),
-                       np.zeros(n + 1, np.int64), np.zeros(n + 1, np.int64), np.zeros(n + 1, np.int64),
-                       np.zeros(n + 1, np.int64),
-                       np.full(1, start, np.int64), np.full(n, -1, np.int64), np.zeros(1, np.int64))
+    return ChoiceState(
+        np.zeros(1, np.int64),
+        np.zeros(n, np.int64),
+        np.full(n, -1, np.int64),
+        np.zeros((n + 1, words), np.uint64),
+        np.zeros(n + 1, np.int64),
+        np.zeros(n + 1, np.int64),
+        np.zeros((max(n, 1), max(n, 1)), np.int64),
+        np.zeros(n + 1, np.int64),
+        np.zeros(n + 1, np.int64),
+        np.zeros(n + 1, np.int64),
+        np.zeros(n + 1, np.int64),
+        np.full(1, start, np.int64),
+        np.full(n, -1, np.int64),
+        np.zeros(1, np.int64),
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -294,8 +304,16 @@ def _choice(lists, rows):
 def search(lists, st, budget):
     """Run the branch and bound on from ``st``; returns DONE or PAUSED."""
     mask, potential, offset, count, same = lists.mask, lists.potential, lists.offset, lists.count, lists.same
-    level, next_r, chosen, used, value, best, choice, nodes = st.level, st.next_r, st.chosen, st.used, \
-        st.value, st.best, st.choice, st.nodes
+    level, next_r, chosen, used, value, best, choice, nodes = (
+        st.level,
+        st.next_r,
+        st.chosen,
+        st.used,
+        st.value,
+        st.best,
+        st.choice,
+        st.nodes,
+    )
     first, rest, cubes, top_revenue, rest_revenue = st.first, st.rest, st.cubes, st.top_revenue, st.rest_revenue
     rest_fees = st.rest_fees
     revenue = lists.revenue
@@ -416,8 +434,11 @@ def search(lists, st, budget):
                     continue
         elif r == c:
             next_r[i] = c + 1  # train i runs nothing
-            if i + 1 == n or base + min(rest[i], rest_fees[i], min(rest_revenue[i], lists.suffix_revenue[i + 1])
-                                        + more_sugar) <= best[0]:
+            if (
+                i + 1 == n
+                or base + min(rest[i], rest_fees[i], min(rest_revenue[i], lists.suffix_revenue[i + 1]) + more_sugar)
+                <= best[0]
+            ):
                 continue
             row = -1
         else:
@@ -461,8 +482,9 @@ def suffix_revenues(masks: list[np.ndarray], revenues: list[np.ndarray], budget:
     if not n:
         return out
     sorts = [np.argsort(-r, kind="stable") for r in revenues]
-    lists = comb.route_lists([m[o] for m, o in zip(masks, sorts)], [r[o] for r, o in zip(revenues, sorts)],
-                             list(range(n)))
+    lists = comb.route_lists(
+        [m[o] for m, o in zip(masks, sorts)], [r[o] for r, o in zip(revenues, sorts)], list(range(n))
+    )
     state = comb.new_state(lists)
     done = comb.combine(lists, state, budget) == comb.DONE
     solved = 0 if done else int(state.suffix[0]) + 1  # suffixes solved so far: solved..n-1

@@ -53,7 +53,7 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
     # Two searches, the trains richest first and poorest first (which is
     # faster depends on the board), take turns by chunks of nodes and share
     # the best value: the first to finish proves it.
-    searches = [Search(*choice_lists(game, stops, listed, richest)) for richest in (True, False)[:max(len(listed), 1)]]
+    searches = [Search(*choice_lists(game, stops, listed, richest)) for richest in (True, False)[: max(len(listed), 1)]]
     best, pick = 0, []  # the best value and its routes: (train, listing number) pairs
     status, nodes = (bb.PAUSED if listed else bb.DONE), 0  # no trains: nothing to choose
     while not clock.out_of_time() and status != bb.DONE and nodes < choice_nodes:
@@ -69,8 +69,11 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
         clock.report(0.5 + 0.5 * max(_share(x.lists, x.state) for x in searches))
     lists, order, sorts = searches[0].lists, searches[0].order, searches[0].sorts
     rows = searches[0].rows(pick)
-    stats = {"routes_enumerated": sum(f.found.enumerated for f in _distinct(listed)),
-             "routes_kept": sum(f.count for f in _distinct(listed)), "nodes": nodes}
+    stats = {
+        "routes_enumerated": sum(f.found.enumerated for f in _distinct(listed)),
+        "routes_kept": sum(f.count for f in _distinct(listed)),
+        "nodes": nodes,
+    }
     if status == bb.DONE:
         bound, solver = best, "cuba-bb"
         why = f"branch and bound finished in {stats['nodes']:,} nodes"
@@ -80,14 +83,17 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
         why = "the time limit stopped the branch and bound"
         if not clock.out_of_time():
             from .cuba_cpsat import solve_choice
+
             left = None if limits.time_limit is None else max(0.01, limits.time_limit - clock.seconds())
             found, bound, cp_stats = solve_choice(lists, rows, best, left)
             if bb.choice_value(lists, np.array(found, np.int64)) >= best:
                 rows = found
             stats.update(cp_stats)
             solver = "cuba-cpsat"
-            why = (f"branch and bound unfinished after {choice_nodes:,} nodes: CP-SAT over the "
-                   f"{cp_stats['routes_modelled']:,} routes that could beat its {best}")
+            why = (
+                f"branch and bound unfinished after {choice_nodes:,} nodes: CP-SAT over the "
+                f"{cp_stats['routes_modelled']:,} routes that could beat its {best}"
+            )
     runs = []
     for i, row in enumerate(rows):
         if row < 0:
@@ -103,14 +109,22 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
         raise AssertionError(f"the kernels value an 18Cuba choice {value}, the reference {extras.value}")
     if not complete:
         wagons = [t.wagon for t in position.trains if t.wagon] + game.pool
-        bound = max(bound, sum(ceiling(pay_table(t, graph, [])) for t in tables) + game.machines
-                    + CUBE_INCOME * min(int(stops.supply.sum()), sum(wagons)))
+        bound = max(
+            bound,
+            sum(ceiling(pay_table(t, graph, [])) for t in tables)
+            + game.machines
+            + CUBE_INCOME * min(int(stops.supply.sum()), sum(wagons)),
+        )
     bound = max(bound, extras.value)
     out = game.answer(runs, extras)
     if clock.reported:
         clock.report(1.0)
-    out.update(status="optimal" if bound == extras.value else "feasible", bound=int(bound), solver=solver,
-               stats={**stats, "auto": {"solver": solver, "why": why}, "seconds": clock.seconds()})
+    out.update(
+        status="optimal" if bound == extras.value else "feasible",
+        bound=int(bound),
+        solver=solver,
+        stats={**stats, "auto": {"solver": solver, "why": why}, "seconds": clock.seconds()},
+    )
     return out
 
 
@@ -124,8 +138,9 @@ class Search:
     def pick(self) -> list[tuple[int, int]]:
         """The best choice found, as (train, listing number) pairs."""
         offset = self.lists.offset
-        return [(self.order[i], int(self.sorts[i][r - int(offset[i])]))
-                for i, r in enumerate(self.state.choice) if r >= 0]
+        return [
+            (self.order[i], int(self.sorts[i][r - int(offset[i])])) for i, r in enumerate(self.state.choice) if r >= 0
+        ]
 
     def rows(self, pick: list[tuple[int, int]]) -> list[int]:
         """A choice as rows of these lists (-1: the train runs nothing)."""
@@ -136,8 +151,9 @@ class Search:
         return out
 
 
-def choice_lists(game: Game, stops: CubaStops, listed: list[CubaRoutes], richest_first: bool = True
-                 ) -> tuple[bb.ChoiceLists, list[int], list[np.ndarray]]:
+def choice_lists(
+    game: Game, stops: CubaStops, listed: list[CubaRoutes], richest_first: bool = True
+) -> tuple[bb.ChoiceLists, list[int], list[np.ndarray]]:
     """The branch and bound's lists: trains richest (or poorest) first, identical ones side
     by side; each train's routes sorted by potential (revenue + the most
     sugar its best wagon carries from the mills it passes). Also the trains'
@@ -155,8 +171,10 @@ def choice_lists(game: Game, stops: CubaStops, listed: list[CubaRoutes], richest
         per_train.append((potential, np.argsort(-potential, kind="stable")))
     kinds = list(dict.fromkeys(id(f) for f in listed))
     sign = -1 if richest_first else 1
-    order = sorted(range(len(listed)), key=lambda t: (sign * int(per_train[t][0].max(initial=0)),
-                                                       kinds.index(id(listed[t])), trains[t].wagon, t))
+    order = sorted(
+        range(len(listed)),
+        key=lambda t: (sign * int(per_train[t][0].max(initial=0)), kinds.index(id(listed[t])), trains[t].wagon, t),
+    )
     parts = {name: [] for name in ("mask", "revenue", "potential", "mills", "fc")}
     offset, count, same = [], [], []
     at = 0
@@ -175,13 +193,24 @@ def choice_lists(game: Game, stops: CubaStops, listed: list[CubaRoutes], richest
     words = graph_words(listed)
     lists = bb.ChoiceLists(
         np.ascontiguousarray(np.concatenate(parts["mask"]) if at else np.zeros((0, words), np.uint64)),
-        *(np.concatenate(parts[k]).astype(np.uint64 if k in ("mills", "fc") else np.int64) if at else
-          np.zeros(0, np.uint64 if k in ("mills", "fc") else np.int64) for k in ("revenue", "potential", "mills", "fc")),
-        np.array(offset, np.int64), np.array(count, np.int64), np.array(same, np.bool_),
-        np.array([trains[t].wagon for t in order], np.int64), np.array([is_plus(trains[t]) for t in order], np.bool_),
-        stops.supply if sugar else np.zeros(0, np.int64), np.array(wagons if sugar else [], np.int64),
-        int(game.fee) if stops.fc else 0, int(game.machines), CUBE_INCOME,
-        bb.suffix_revenues([listed[t].mask for t in order], [listed[t].revenue for t in order], SUFFIX_WORK))
+        *(
+            np.concatenate(parts[k]).astype(np.uint64 if k in ("mills", "fc") else np.int64)
+            if at
+            else np.zeros(0, np.uint64 if k in ("mills", "fc") else np.int64)
+            for k in ("revenue", "potential", "mills", "fc")
+        ),
+        np.array(offset, np.int64),
+        np.array(count, np.int64),
+        np.array(same, np.bool_),
+        np.array([trains[t].wagon for t in order], np.int64),
+        np.array([is_plus(trains[t]) for t in order], np.bool_),
+        stops.supply if sugar else np.zeros(0, np.int64),
+        np.array(wagons if sugar else [], np.int64),
+        int(game.fee) if stops.fc else 0,
+        int(game.machines),
+        CUBE_INCOME,
+        bb.suffix_revenues([listed[t].mask for t in order], [listed[t].revenue for t in order], SUFFIX_WORK),
+    )
     return lists, order, [per_train[t][1] for t in order]
 
 
@@ -197,6 +226,7 @@ def _supply_of(stops: CubaStops):
         for i, cubes in enumerate(supply):
             out += np.where((mills >> np.uint64(i)) & np.uint64(1), cubes, 0)
         return out
+
     return total
 
 

@@ -31,8 +31,9 @@ from ortools.sat.python import cp_model
 from .cuba_choice import ChoiceLists
 
 
-def solve_choice(lists: ChoiceLists, seed: list[int], incumbent: int, time_limit: float | None
-                 ) -> tuple[list[int], int, dict]:
+def solve_choice(
+    lists: ChoiceLists, seed: list[int], incumbent: int, time_limit: float | None
+) -> tuple[list[int], int, dict]:
     """(rows, true upper bound, statistics): the best choice, starting from
     ``seed`` (rows of the lists, -1: none) worth ``incumbent``."""
     n = len(lists.count)
@@ -43,8 +44,11 @@ def solve_choice(lists: ChoiceLists, seed: list[int], incumbent: int, time_limit
     per_train: list[list[int]] = []
     for i in range(n):
         others = ceiling - tops[i]
-        rows = [r for r in range(int(lists.offset[i]), int(lists.offset[i] + lists.count[i]))
-                if int(lists.potential[r]) + others > incumbent or r == seed[i]]
+        rows = [
+            r
+            for r in range(int(lists.offset[i]), int(lists.offset[i] + lists.count[i]))
+            if int(lists.potential[r]) + others > incumbent or r == seed[i]
+        ]
         per_train.append(rows)
         for r in rows:
             run[r] = m.NewBoolVar(f"t{i}r{r}")
@@ -71,7 +75,7 @@ def solve_choice(lists: ChoiceLists, seed: list[int], incumbent: int, time_limit
             if lists.own[i]:
                 cap.append(int(lists.own[i]))
                 continue
-            for j, size in enumerate(lists.pool):
+            for j in range(len(lists.pool)):
                 wagon[i, j] = m.NewBoolVar(f"w{i}_{j}")
             m.AddAtMostOne(wagon[i, j] for j in range(len(lists.pool)))
             cap.append(sum(int(size) * wagon[i, j] for j, size in enumerate(lists.pool)))

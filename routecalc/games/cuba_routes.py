@@ -52,6 +52,7 @@ class CubaStops:
         fc = [s for s, n in enumerate(nodes) if position.rules.fc_blocked(n, position.company)]
         if len(mills) > 64 or len(fc) > 64:
             from ..errors import PositionError
+
             raise PositionError("options.sugar", "more than 64 sugar mills with cubes or FC cities on one board")
         return cls(mills, np.array([sugar[graph.stop_ids[s]] for s in mills], np.int64), fc)
 
@@ -80,8 +81,9 @@ class CubaRoutes:
         return int(self.found.rows[self.keep[k]])
 
 
-def list_routes(graph: TrackGraph, stops: CubaStops, route_limit: int | None, clock: Clock
-                ) -> tuple[list[TrainTable], list[CubaRoutes]]:
+def list_routes(
+    graph: TrackGraph, stops: CubaStops, route_limit: int | None, clock: Clock
+) -> tuple[list[TrainTable], list[CubaRoutes]]:
     """Per train of the position: its kernel table and its listed routes
     (trains of one kind share one listing)."""
     arrays = graph_arrays(graph)
@@ -100,15 +102,31 @@ def list_routes(graph: TrackGraph, stops: CubaStops, route_limit: int | None, cl
         j = kinds.index(table.train)
         prices = pay_table(table, graph, [])
         prices = prices._replace(group=np.where(graph.flags & NO_STOP, -1, prices.group).astype(np.int64))
-        found = enumerate_train(graph, arrays, table, prices, route_limit, clock,
-                                (0.5 * j / len(kinds), 0.5 / len(kinds)))
+        found = enumerate_train(
+            graph, arrays, table, prices, route_limit, clock, (0.5 * j / len(kinds), 0.5 / len(kinds))
+        )
         buf = found.buffer
         n = len(found.rows)
         revenue, mills, fc = found.revenue.copy(), np.zeros(n, np.uint64), np.zeros(n, np.uint64)
         beyond = reach(table.train) if table.train.gauge == "broad" else -1
-        _annotate(buf.origin, buf.start, buf.length, buf.split, buf.conns, graph.conn_a.astype(np.int64),
-                  graph.conn_b.astype(np.int64), found.rows.astype(np.int64), mill_bit, fc_bit, harbor,
-                  prices.weight * table.train.multiplier, beyond, revenue, mills, fc)
+        _annotate(
+            buf.origin,
+            buf.start,
+            buf.length,
+            buf.split,
+            buf.conns,
+            graph.conn_a.astype(np.int64),
+            graph.conn_b.astype(np.int64),
+            found.rows.astype(np.int64),
+            mill_bit,
+            fc_bit,
+            harbor,
+            prices.weight * table.train.multiplier,
+            beyond,
+            revenue,
+            mills,
+            fc,
+        )
         keep = np.flatnonzero(revenue >= 0)
         listed[table.train] = CubaRoutes(found, keep, revenue[keep], mills[keep], fc[keep])
     return tables, [listed[t.train] for t in tables]
@@ -122,8 +140,24 @@ def _bits(num_stops: int, which: list[int]) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _annotate(origin, start, length, split, conns, conn_a, conn_b, rows, mill_bit, fc_bit, harbor,
-              worth, reach, out_revenue, out_mills, out_fc):
+def _annotate(
+    origin,
+    start,
+    length,
+    split,
+    conns,
+    conn_a,
+    conn_b,
+    rows,
+    mill_bit,
+    fc_bit,
+    harbor,
+    worth,
+    reach,
+    out_revenue,
+    out_mills,
+    out_fc,
+):
     """Walk each listed route (leg A and leg B from its origin) for the mills
     it stops at and the FC cities it passes through; a route with more stops
     than ``reach`` (-1: none is limited so) loses its cheaper harbor end's

@@ -91,7 +91,7 @@ class Reach:
 
 
 class XSSearch:
-    def __init__(self, position: "Position", clock):
+    def __init__(self, position: Position, clock):
         self.position = position
         self.trails = Trails(position)
         self.player: Player = player(position)
@@ -120,7 +120,7 @@ class XSSearch:
             self._walk(start, layer, self._reach[key])
         return self._reach[key]
 
-    def _walk(self, start: int, layer: "Layer", result: Reach) -> None:
+    def _walk(self, start: int, layer: Layer, result: Reach) -> None:
         """Depth-first search over the simple walks from ``start``, cut where
         no walk on could reach a destination at a distance that would still
         improve the longest known one within some card's limit."""
@@ -186,7 +186,7 @@ class XSSearch:
         me = self.player
         return max(income("city", *me.limit_and_level(card)) for card in me.card_choices(me.cards))
 
-    def plan(self, state: TurnState, actions: int, found: "Incumbent") -> None:
+    def plan(self, state: TurnState, actions: int, found: Incumbent) -> None:
         """Extend ``found.prefix`` by up to ``actions`` transports from ``state``,
         keeping the best plan in ``found``."""
         found.offer()
@@ -228,12 +228,22 @@ class Layer:
         self.kinds = {i: kind for i, n in enumerate(nodes) if (kind := destination_kind(n, color, served, i))}
         self.targets = list(self.kinds)
         self.target_no = {t: k for k, t in enumerate(self.targets)}
-        self.stops = [list(dict.fromkeys(n for n, passed in entry if not forbidden.intersection(passed)))
-                      for entry in trails.stops]
-        self.exits = [list(dict.fromkeys((e, c) for e, c, passed in entry if not forbidden.intersection(passed)))
-                      for entry in trails.exits]
-        self.hops = {p: [(trails.node_entry(q), trails.node_cell[q]) for q in trails.ports
-                         if trails.node_cell[q] != trails.node_cell[p]] for p in trails.ports}
+        self.stops = [
+            list(dict.fromkeys(n for n, passed in entry if not forbidden.intersection(passed)))
+            for entry in trails.stops
+        ]
+        self.exits = [
+            list(dict.fromkeys((e, c) for e, c, passed in entry if not forbidden.intersection(passed)))
+            for entry in trails.exits
+        ]
+        self.hops = {
+            p: [
+                (trails.node_entry(q), trails.node_cell[q])
+                for q in trails.ports
+                if trails.node_cell[q] != trails.node_cell[p]
+            ]
+            for p in trails.ports
+        }
         count = len(self.stops)
         back: list[list[int]] = [[] for _ in range(count)]
         ends: dict[int, list[int]] = {}
@@ -298,8 +308,9 @@ class Goals:
     def _still_open(self, k: int, distances: int) -> int:
         """The largest limit at which target k, reached at ``distances``, may
         still be reached farther (-FAR: none)."""
-        still = [limit for limit, want in zip(self.limits, self.wanted[k])
-                 if want > 0 and _longest(distances, limit) < want]
+        still = [
+            limit for limit, want in zip(self.limits, self.wanted[k]) if want > 0 and _longest(distances, limit) < want
+        ]
         return max(still) if still else -Layer.FAR
 
 
@@ -329,7 +340,7 @@ class Incumbent:
             self.best, self.best_income = list(self.prefix), self.prefix_income
 
 
-def solve_xs(position: "Position", limits: "Limits") -> dict:
+def solve_xs(position: Position, limits: Limits) -> dict:
     """The answer the 18XS rules describe (:mod:`routecalc.rules.xs`)."""
     clock = Clock(limits.time_limit, limits.progress)
     search = XSSearch(position, clock)

@@ -102,9 +102,7 @@ class Relaxed:
     def __init__(self, walks: XSSearch, cubes: tuple[Cube, ...]):
         position, me = walks.position, walks.player
         nodes = position.nodes
-        layer = Layer(
-            walks.trails, WHITE, frozenset(), forbidden=set()
-        )  # every unserved city, LC and port
+        layer = Layer(walks.trails, WHITE, frozenset(), forbidden=set())  # every unserved city, LC and port
         self.kinds = layer.kinds
         self.nodes = nodes
         self.relays = [i for i, n in enumerate(nodes) if n.kind in DESTINATION_KINDS]
@@ -115,11 +113,7 @@ class Relaxed:
             reach = Reach((site, WHITE), layer.kinds)
             walks._walk(site, layer, reach)
             paid[site] = {
-                to: [
-                    _pays(reach, to, layer.kinds[to], me, card)
-                    for card in (None, *CARDS)
-                ]
-                for to in reach.distances
+                to: [_pays(reach, to, layer.kinds[to], me, card) for card in (None, *CARDS)] for to in reach.distances
             }
         #: the most a card adds to any transport's income, per card
         self.card_gain = [
@@ -130,15 +124,10 @@ class Relaxed:
             for c in range(len(CARDS))
         ]
         #: plain incomes (0 where only a card reaches)
-        self._paid = {
-            site: {to: p[0] for to, p in dest.items() if max(p)}
-            for site, dest in paid.items()
-        }
+        self._paid = {site: {to: p[0] for to, p in dest.items() if max(p)} for site, dest in paid.items()}
         #: per site, the most a transport to an LC or port pays
         self.to_relay = {
-            site: max(
-                (v for to, v in dest.items() if self.kinds[to] != "city"), default=0
-            )
+            site: max((v for to, v in dest.items() if self.kinds[to] != "city"), default=0)
             for site, dest in self._paid.items()
         }
         #: the most a transport from one LC or port to another pays
@@ -156,20 +145,14 @@ class Relaxed:
         self._from_relays: dict[str, list[tuple[int, int]]] = {}
 
     def accepts(self, to: int, color: str) -> bool:
-        return (
-            self.kinds[to] != "city" or color == WHITE or self.nodes[to].color == color
-        )
+        return self.kinds[to] != "city" or color == WHITE or self.nodes[to].color == color
 
     def options(self, cube: Cube) -> list[tuple[int, int]]:
         """(income, destination) of the cube's relaxed transports, most paying first."""
         if cube not in self._options:
             node, color = cube
             self._options[cube] = sorted(
-                (
-                    (v, to)
-                    for to, v in self._paid[node].items()
-                    if self.accepts(to, color)
-                ),
+                ((v, to) for to, v in self._paid[node].items() if self.accepts(to, color)),
                 reverse=True,
             )
         return self._options[cube]
@@ -181,9 +164,7 @@ class Relaxed:
             for r in self.relays:
                 for v, to in self.options((r, color)):
                     best[to] = max(best.get(to, 0), v)
-            self._from_relays[color] = sorted(
-                ((v, to) for to, v in best.items()), reverse=True
-            )
+            self._from_relays[color] = sorted(((v, to) for to, v in best.items()), reverse=True)
         return self._from_relays[color]
 
     @staticmethod
@@ -212,22 +193,13 @@ class Relaxed:
         firsts = sorted((v for v, _ in state.firsts), reverse=True)[:actions]
         single = list(accumulate(firsts, initial=0))
         by_cube = single[-1]
-        relaying = [
-            self.to_relay[node] for node, _ in state.cubes if self.to_relay[node]
-        ]
+        relaying = [self.to_relay[node] for node, _ in state.cubes if self.to_relay[node]]
         relay_move = 0
         if relaying:
             relay_move = max(max(relaying), self.relay_to_relay)
             if actions >= 2:
-                chain = list(
-                    accumulate(
-                        sorted(relaying, reverse=True)[: actions // 2], initial=0
-                    )
-                )
-                last = max(
-                    self.best(self.from_relays(color), served)[0]
-                    for color in {c for _, c in state.cubes}
-                )
+                chain = list(accumulate(sorted(relaying, reverse=True)[: actions // 2], initial=0))
+                last = max(self.best(self.from_relays(color), served)[0] for color in {c for _, c in state.cubes})
                 middle = self.relay_to_relay
                 for h in range(1, len(chain)):
                     for later in range(h, actions - h + 1):  # moves from an LC or port
@@ -254,12 +226,7 @@ class Relaxed:
                 total += v
                 by_city = max(by_city, total + (actions - deliveries) * relay_move)
         held = sorted(
-            (
-                gain
-                for gain, count in zip(self.card_gain, state.cards)
-                for _ in range(min(count, actions))
-                if gain > 0
-            ),
+            (gain for gain, count in zip(self.card_gain, state.cards) for _ in range(min(count, actions)) if gain > 0),
             reverse=True,
         )
         return min(by_cube, by_city) + sum(held[:actions])
@@ -279,9 +246,7 @@ class PlanSearch:
         self.clock = clock
         self.player: Player = player(position)
         self.nodes = position.nodes
-        cubes = tuple(
-            sorted((i, good) for i, n in enumerate(position.nodes) for good in n.goods)
-        )
+        cubes = tuple(sorted((i, good) for i, n in enumerate(position.nodes) for good in n.goods))
         #: the start of the turn
         self.start = State(cubes, frozenset(), self.player.cards)
         #: the most one transport can earn, with the best card held
@@ -320,9 +285,7 @@ class PlanSearch:
         if self.relaxed is None or len(state.firsts) == len(state.cubes):
             return state
         relaxed = self.relaxed
-        firsts = tuple(
-            relaxed.best(relaxed.options(c), state.served) for c in state.cubes
-        )
+        firsts = tuple(relaxed.best(relaxed.options(c), state.served) for c in state.cubes)
         return self.canonical(state.cubes, firsts, state.served, state.cards)
 
     def canonical(
@@ -366,9 +329,7 @@ class PlanSearch:
             cubes.insert(j, cube)
             if relaxed is not None:
                 firsts.insert(j, relaxed.best(relaxed.options(cube), served))
-        return self.canonical(
-            tuple(cubes), tuple(firsts), served, use_card(state.cards, move.card)
-        )
+        return self.canonical(tuple(cubes), tuple(firsts), served, use_card(state.cards, move.card))
 
     def reach(self, cube: Cube, served: frozenset[int]) -> Reach:
         """The reference's walks of ``cube``, ``served`` served."""
@@ -420,9 +381,7 @@ class PlanSearch:
             if exact and move.income + rest > best.value:
                 best = Entry(move.income + rest, True, move, following)
         if best.value <= cut:
-            self.memo[key] = Entry(
-                cut if known is None else min(cut, known.value), False
-            )
+            self.memo[key] = Entry(cut if known is None else min(cut, known.value), False)
             return self.memo[key].value, False
         self.memo[key] = best
         self._offer(state, actions)

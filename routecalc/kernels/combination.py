@@ -84,8 +84,26 @@ MAX_INDEX_BYTES = 256 * 2**20
 _i64, _bool, _u64_2d, _i64_2d = types.int64[::1], types.boolean[::1], types.uint64[:, ::1], types.int64[:, ::1]
 #: numba types of the tuples, as the fast solver builds them.
 ROUTE_LISTS = record(RouteLists, _u64_2d, _i64, _i64, _i64, _bool, _u64_2d, _i64)
-COMB_STATE = record(CombState, _i64, _i64, _i64, _i64, _i64, _i64, _i64, _u64_2d, _i64, _i64, _i64_2d, _i64_2d, _i64,
-                    _i64, _i64, _i64, _i64)
+COMB_STATE = record(
+    CombState,
+    _i64,
+    _i64,
+    _i64,
+    _i64,
+    _i64,
+    _i64,
+    _i64,
+    _u64_2d,
+    _i64,
+    _i64,
+    _i64_2d,
+    _i64_2d,
+    _i64,
+    _i64,
+    _i64,
+    _i64,
+    _i64,
+)
 
 
 @kernel((_u64_2d, _u64_2d, types.int64))
@@ -125,31 +143,54 @@ def route_lists(masks: list[np.ndarray], revenues: list[np.ndarray], which: list
     return RouteLists(
         np.ascontiguousarray(np.concatenate(masks)) if masks else np.zeros((0, words), np.uint64),
         np.concatenate(revenues).astype(np.int64) if revenues else np.zeros(0, np.int64),
-        np.array([starts[k] for k in which], np.int64), np.array([len(revenues[k]) for k in which], np.int64),
+        np.array([starts[k] for k in which], np.int64),
+        np.array([len(revenues[k]) for k in which], np.int64),
         np.array([i > 0 and which[i - 1] == k for i, k in enumerate(which)], np.bool_),
-        index, np.array([block_starts[k] for k in which], np.int64))
+        index,
+        np.array([block_starts[k] for k in which], np.int64),
+    )
 
 
 def new_state(lists: RouteLists) -> CombState:
     trains, words = len(lists.count), lists.mask.shape[1]
     partner_at = np.cumsum(np.concatenate([[0], lists.count]))
-    return CombState(np.full(1, trains, np.int64), np.full(1, -1, np.int64), np.zeros(1, np.int64),
-                      np.full(trains, -1, np.int64), np.zeros(trains + 1, np.int64), np.zeros(trains, np.int64),
-                      np.full(trains, -1, np.int64), np.zeros((trains + 1, words), np.uint64),
-                      np.zeros(trains + 1, np.int64), np.zeros(trains, np.int64),
-                      np.zeros((trains, trains), np.int64), np.zeros((trains + 1, 64 * words), np.int64),
-                      np.zeros(trains + 1, np.int64), np.full(partner_at[-1], -1, np.int64),
-                      partner_at[:-1].astype(np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
+    return CombState(
+        np.full(1, trains, np.int64),
+        np.full(1, -1, np.int64),
+        np.zeros(1, np.int64),
+        np.full(trains, -1, np.int64),
+        np.zeros(trains + 1, np.int64),
+        np.zeros(trains, np.int64),
+        np.full(trains, -1, np.int64),
+        np.zeros((trains + 1, words), np.uint64),
+        np.zeros(trains + 1, np.int64),
+        np.zeros(trains, np.int64),
+        np.zeros((trains, trains), np.int64),
+        np.zeros((trains + 1, 64 * words), np.int64),
+        np.zeros(trains + 1, np.int64),
+        np.full(partner_at[-1], -1, np.int64),
+        partner_at[:-1].astype(np.int64),
+        np.zeros(1, np.int64),
+        np.zeros(1, np.int64),
+    )
 
 
 @kernel((ROUTE_LISTS, COMB_STATE, types.int64))
 def combine(lists, st, budget):
     """Run the search on from ``st``; returns DONE or PAUSED."""
-    mask, revenue, offset, count, same = lists.mask, lists.revenue, lists.offset, lists.count, \
-        lists.same_as_previous
+    mask, revenue, offset, count, same = lists.mask, lists.revenue, lists.offset, lists.count, lists.same_as_previous
     index, block0 = lists.index, lists.block0
-    best, choice, opt, next_r, chosen, used, total, rest, first = st.best, st.choice, st.opt, st.next_r, \
-        st.chosen, st.used, st.total, st.rest, st.first
+    best, choice, opt, next_r, chosen, used, total, rest, first = (
+        st.best,
+        st.choice,
+        st.opt,
+        st.next_r,
+        st.chosen,
+        st.used,
+        st.total,
+        st.rest,
+        st.first,
+    )
     pieces, num_pieces, partner, partner_at, work = st.pieces, st.num_pieces, st.partner, st.partner_at, st.work
     n = len(count)
     words = mask.shape[1]
@@ -271,8 +312,9 @@ def combine(lists, st, budget):
             record(i, s)
             return
         next_r[i] = first[i, i]
-        rest[i] = min(opt[i + 1], bound - total[i] - (revenue[offset[i] + first[i, i]] if first[i, i] < count[i]
-                                                      else 0))
+        rest[i] = min(
+            opt[i + 1], bound - total[i] - (revenue[offset[i] + first[i, i]] if first[i, i] < count[i] else 0)
+        )
         st.level[0] = i
 
     stop_at = work[0] + budget

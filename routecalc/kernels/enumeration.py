@@ -109,20 +109,40 @@ def new_state(num_stops: int, words: int, cell_words: int, groups: int) -> DfsSt
     depth = num_stops + 1
     stop = np.zeros(depth, np.int64)
     return DfsState(
-        token_i=np.zeros(1, np.int64), depth=np.full(1, -1, np.int64),
-        stop=stop, conn=np.zeros(depth, np.int64), adj_k=np.zeros(depth, np.int64),
-        next_k=np.zeros(depth, np.int64), phase=np.zeros(depth, np.int64), leg_b=np.zeros(depth, np.bool_),
-        split=np.zeros(depth, np.int64), closed=np.zeros(depth, np.bool_), pass_t=np.zeros(depth, np.bool_),
-        mask=np.zeros((depth, words), np.uint64), cells=np.zeros((depth, cell_words), np.uint64),
-        groups=np.zeros(depth, np.uint64), count=np.zeros((depth, groups), np.int64),
-        edges=np.zeros(depth, np.int64), best=np.zeros(depth, np.int64),
-        on_path=np.zeros(num_stops, np.bool_), stats=np.zeros(2, np.int64), work=pay_work(stop, groups))
+        token_i=np.zeros(1, np.int64),
+        depth=np.full(1, -1, np.int64),
+        stop=stop,
+        conn=np.zeros(depth, np.int64),
+        adj_k=np.zeros(depth, np.int64),
+        next_k=np.zeros(depth, np.int64),
+        phase=np.zeros(depth, np.int64),
+        leg_b=np.zeros(depth, np.bool_),
+        split=np.zeros(depth, np.int64),
+        closed=np.zeros(depth, np.bool_),
+        pass_t=np.zeros(depth, np.bool_),
+        mask=np.zeros((depth, words), np.uint64),
+        cells=np.zeros((depth, cell_words), np.uint64),
+        groups=np.zeros(depth, np.uint64),
+        count=np.zeros((depth, groups), np.int64),
+        edges=np.zeros(depth, np.int64),
+        best=np.zeros(depth, np.int64),
+        on_path=np.zeros(num_stops, np.bool_),
+        stats=np.zeros(2, np.int64),
+        work=pay_work(stop, groups),
+    )
 
 
 def new_buffer(routes: int, conns: int, words: int) -> RouteBuffer:
-    return RouteBuffer(np.zeros((routes, words), np.uint64), np.zeros(routes, np.int64),
-                       np.zeros(routes, np.int64), np.zeros(routes, np.int64), np.zeros(routes, np.int64),
-                       np.zeros(routes, np.int64), np.zeros(conns, np.int64), np.zeros(2, np.int64))
+    return RouteBuffer(
+        np.zeros((routes, words), np.uint64),
+        np.zeros(routes, np.int64),
+        np.zeros(routes, np.int64),
+        np.zeros(routes, np.int64),
+        np.zeros(routes, np.int64),
+        np.zeros(routes, np.int64),
+        np.zeros(conns, np.int64),
+        np.zeros(2, np.int64),
+    )
 
 
 def grown(buf: RouteBuffer) -> RouteBuffer:
@@ -132,18 +152,38 @@ def grown(buf: RouteBuffer) -> RouteBuffer:
     routes_full = buf.used[0] >= routes
     out = new_buffer(2 * routes if routes_full else routes, conns if routes_full else 2 * conns, buf.mask.shape[1])
     for old, new in zip(buf, out):
-        new[:len(old)] = old
+        new[: len(old)] = old
     return out
 
 
 _i64, _u64, _bool = types.int64[::1], types.uint64[::1], types.boolean[::1]
 _u64_2d, _i64_2d = types.uint64[:, ::1], types.int64[:, ::1]
 #: numba types of the tuples, as the fast solver builds them.
-GRAPH_ARRAYS = record(GraphArrays, _i64, _i64, _i64, _i64, _i64, _u64, _i64, _u64_2d, _u64_2d, _i64, _i64, _i64,
-                      _bool)
+GRAPH_ARRAYS = record(GraphArrays, _i64, _i64, _i64, _i64, _i64, _u64, _i64, _u64_2d, _u64_2d, _i64, _i64, _i64, _bool)
 WALK = record(Walk, _i64, types.int64, types.int64, types.boolean)
-DFS_STATE = record(DfsState, _i64, _i64, _i64, _i64, _i64, _i64, _i64, _bool, _i64, _bool, _bool, _u64_2d, _u64_2d,
-                   _u64, _i64_2d, _i64, _i64, _bool, _i64, PAY_WORK)
+DFS_STATE = record(
+    DfsState,
+    _i64,
+    _i64,
+    _i64,
+    _i64,
+    _i64,
+    _i64,
+    _i64,
+    _bool,
+    _i64,
+    _bool,
+    _bool,
+    _u64_2d,
+    _u64_2d,
+    _u64,
+    _i64_2d,
+    _i64,
+    _i64,
+    _bool,
+    _i64,
+    PAY_WORK,
+)
 ROUTE_BUFFER = record(RouteBuffer, _u64_2d, _i64, _i64, _i64, _i64, _i64, _i64, _i64)
 
 

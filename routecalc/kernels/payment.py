@@ -65,14 +65,38 @@ def pay_work(route: np.ndarray, groups: int) -> PayWork:
     (not a copy). Allocated in Python: a kernel that allocates arrays would
     import numba's array library (some 70 ms) when loaded from the cache."""
     n = len(route)
-    return PayWork(route, np.zeros(n, np.bool_), np.zeros(n, np.int64), np.zeros(n, np.int64),
-                   np.zeros(n, np.int64), np.zeros(n, np.bool_), np.zeros(max(groups, 1), np.int64))
+    return PayWork(
+        route,
+        np.zeros(n, np.bool_),
+        np.zeros(n, np.int64),
+        np.zeros(n, np.int64),
+        np.zeros(n, np.int64),
+        np.zeros(n, np.bool_),
+        np.zeros(max(groups, 1), np.int64),
+    )
 
 
 _i64, _u64, _bool = types.int64[::1], types.uint64[::1], types.boolean[::1]
 #: numba types of the tuples, as the solvers build them.
-PAY_TABLE = record(PayTable, _i64, _i64, _bool, _i64, _u64, _i64, types.boolean, types.boolean, types.int64,
-                   types.int64, types.int64, _i64, _i64, _i64, _i64, _bool)
+PAY_TABLE = record(
+    PayTable,
+    _i64,
+    _i64,
+    _bool,
+    _i64,
+    _u64,
+    _i64,
+    types.boolean,
+    types.boolean,
+    types.int64,
+    types.int64,
+    types.int64,
+    _i64,
+    _i64,
+    _i64,
+    _i64,
+    _bool,
+)
 PAY_WORK = record(PayWork, _i64, _bool, _i64, _i64, _i64, _bool, _i64)
 
 
@@ -89,8 +113,15 @@ def pay(n, pt, w):
     fill, multiplier, divisor, factor = pt.fill, pt.multiplier, pt.divisor, pt.factor
     bonus_kind, bonus_first, bonus_count = pt.bonus_kind, pt.bonus_first, pt.bonus_count
     bonus_amount, bonus_multiplied = pt.bonus_amount, pt.bonus_multiplied
-    route, paid_out, order, special, combo, paid, room = w.route, w.paid_out, w.order, w.special, w.combo, \
-        w.paid, w.room
+    route, paid_out, order, special, combo, paid, room = (
+        w.route,
+        w.paid_out,
+        w.order,
+        w.special,
+        w.combo,
+        w.paid,
+        w.room,
+    )
     num_groups = len(pay_slots)
 
     def take(s):

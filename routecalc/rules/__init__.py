@@ -29,5 +29,8 @@ def get_rules(game) -> RuleSet:
 def require_route_engine(rules: RuleSet) -> None:
     """Refuse a route solver or the route validator on a game they do not answer."""
     if not rules.route_engine:
-        raise PositionError("game", f"{rules.name} positions are answered by the game's own search: use "
-                                    "routecalc.api.solve / validate, not a route solver or validator directly")
+        raise PositionError(
+            "game",
+            f"{rules.name} positions are answered by the game's own search: use "
+            "routecalc.api.solve / validate, not a route solver or validator directly",
+        )

@@ -61,7 +61,7 @@ class RuleSet:
         raise PositionError(where, "a train is a name or an object with a name")
 
     # -- options --------------------------------------------------------
-    def parse_options(self, options: dict, position: "Position") -> dict:
+    def parse_options(self, options: dict, position: Position) -> dict:
         out: dict[str, Any] = {"no_hex_twice": False, "bonuses": []}
         for key, value in options.items():
             if key == "no_hex_twice":
@@ -74,30 +74,34 @@ class RuleSet:
                 self.parse_game_option(key, value, out, position)
         return out
 
-    def parse_game_option(self, key: str, value: Any, out: dict, position: "Position") -> None:
+    def parse_game_option(self, key: str, value: Any, out: dict, position: Position) -> None:
         raise PositionError(f"options.{key}", f"unknown option for {self.name}")
 
-    def check_position(self, position: "Position") -> None:
+    def check_position(self, position: Position) -> None:
         """Game-wide checks after loading (hook)."""
 
     # -- stops ------------------------------------------------------------
-    def category(self, node: "Node") -> str:
+    def category(self, node: Node) -> str:
         """Which distance category (city, town, offboard) a stop counts as."""
         return node.type
 
-    def end_only(self, node: "Node") -> bool:
+    def end_only(self, node: Node) -> bool:
         """Nodes that only start or end a route (offboards)."""
         return node.type == "offboard"
 
-    def has_token(self, node: "Node", company: str) -> bool:
+    def has_token(self, node: Node, company: str) -> bool:
         return company in node.tokens
 
-    def blocked(self, node: "Node", company: str) -> bool:
+    def blocked(self, node: Node, company: str) -> bool:
         """A city whose slots are all filled by other companies' tokens."""
-        return (node.type == "city" and node.slots > 0 and all(t is not None for t in node.tokens)
-                and company not in node.tokens)
+        return (
+            node.type == "city"
+            and node.slots > 0
+            and all(t is not None for t in node.tokens)
+            and company not in node.tokens
+        )
 
-    def stop_roles(self, node: "Node", position: "Position") -> frozenset[str]:
+    def stop_roles(self, node: Node, position: Position) -> frozenset[str]:
         """Game roles of a stop for the operating company, which the compiled
         graph holds as flags for the route kernels: ``no_stop`` (its trains
         never stop there), ``home_end`` (its routes have it only at an end),
@@ -105,40 +109,46 @@ class RuleSet:
         end there). The generic rules give none."""
         return frozenset()
 
-    def stop_value(self, node: "Node", train: Train, position: "Position") -> int:
+    def stop_value(self, node: Node, train: Train, position: Position) -> int:
         return node.revenue.value(position.phase_colors, diesel=train.diesel)
 
-    def feeders(self, position: "Position") -> dict[int, int]:
+    def feeders(self, position: Position) -> dict[int, int]:
         """Extra revenue a stop brings when it pays, by node (18Ireland narrow gauge)."""
         return {}
 
     def usable_tracks(self, train: Train) -> frozenset[str]:
         return GAUGE_TRACKS[train.gauge]
 
-    def bonuses(self, position: "Position") -> list[Bonus]:
+    def bonuses(self, position: Position) -> list[Bonus]:
         return position.options.get("bonuses", [])
 
 
-def check_kinds(position: "Position", types_of_kind: dict[str, tuple[str, ...]]) -> None:
+def check_kinds(position: Position, types_of_kind: dict[str, tuple[str, ...]]) -> None:
     """Each node with a ``kind`` is of a node type the game gives that kind."""
     for node in position.nodes:
         if node.kind is not None and node.type not in types_of_kind[node.kind]:
-            raise PositionError(f"cell {node.cell}", f"node {node.id}: a {node.kind} is a "
-                                f"{' or '.join(types_of_kind[node.kind])} in {position.game}, not a {node.type}")
+            raise PositionError(
+                f"cell {node.cell}",
+                f"node {node.id}: a {node.kind} is a "
+                f"{' or '.join(types_of_kind[node.kind])} in {position.game}, not a {node.type}",
+            )
 
 
-def check_obsolete_agrees(position: "Position") -> None:
+def check_obsolete_agrees(position: Position) -> None:
     """Trains of one name are all obsolete or none: a phase makes every train
     of a name obsolete at once, and a route names its train only by name."""
     first: dict[str, int] = {}
     for i, train in enumerate(position.trains):
         j = first.setdefault(train.name, i)
         if position.trains[j].obsolete != train.obsolete:
-            raise PositionError(f"trains[{i}]", f"the {train.name}-trains at trains[{j}] and here disagree "
-                                "on obsolete: a phase makes every train of a name obsolete at once")
+            raise PositionError(
+                f"trains[{i}]",
+                f"the {train.name}-trains at trains[{j}] and here disagree "
+                "on obsolete: a phase makes every train of a name obsolete at once",
+            )
 
 
-def parse_bonuses(value: Any, position: "Position") -> list[Bonus]:
+def parse_bonuses(value: Any, position: Position) -> list[Bonus]:
     if not isinstance(value, list):
         raise PositionError("options.bonuses", "must be a list")
     out = []
@@ -169,7 +179,7 @@ def parse_bonuses(value: Any, position: "Position") -> list[Bonus]:
     return out
 
 
-def _cells(raw: Any, where: str, position: "Position") -> frozenset[str]:
+def _cells(raw: Any, where: str, position: Position) -> frozenset[str]:
     if not isinstance(raw, list) or not raw or not all(isinstance(c, str) for c in raw):
         raise PositionError(where, "must be a non-empty list of cell ids")
     for cell in raw:

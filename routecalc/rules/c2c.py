@@ -42,11 +42,12 @@ class C2CRules(RuleSet):
 
     def parse_train(self, spec: Any, where: str) -> Train:
         if isinstance(spec, dict) and "distance" in spec:
-            raise PositionError(where, "18C2C-D trains are catalogue trains "
-                                       f"({', '.join(self.train_names)}); a distance is not read")
+            raise PositionError(
+                where, f"18C2C-D trains are catalogue trains ({', '.join(self.train_names)}); a distance is not read"
+            )
         return super().parse_train(spec, where)
 
-    def parse_game_option(self, key: str, value: Any, out: dict, position: "Position") -> None:
+    def parse_game_option(self, key: str, value: Any, out: dict, position: Position) -> None:
         if key != "connect":
             return super().parse_game_option(key, value, out, position)
         if not isinstance(value, dict):
@@ -59,7 +60,7 @@ class C2CRules(RuleSet):
                 raise PositionError(f"options.connect.{k}", "missing")
         out["connect"] = tuple(_cells(value[k], f"options.connect.{k}", position) for k in ("from", "to"))
 
-    def stop_value(self, node: "Node", train: Train, position: "Position") -> int:
+    def stop_value(self, node: Node, train: Train, position: Position) -> int:
         value = super().stop_value(node, train, position)
         return 2 * value if train.double_token_stops and self.has_token(node, position.company) else value
 

@@ -52,7 +52,8 @@ Readings of what the texts leave open:
   implemented); ``no_hex_twice`` is kept as in every game.
 
 Every solver name gives this game's own answer (``solver: "cuba-bb"`` or
-``"cuba-cpsat"``, the path of the coupled choice that answered). A proposal to validate is the route list of the format; a route may
+``"cuba-cpsat"``, the path of the coupled choice that answered). A proposal to
+validate is the route list of the format; a route may
 add ``"wagon": n`` to pin which wagon it carries (its train's own, or one of
 ``options.wagons``), which also tells apart two trains of one name; sugar,
 unpinned wagons and fees are then the best the proposed routes allow.
@@ -83,8 +84,20 @@ from .base import RuleSet, check_kinds, check_obsolete_agrees
 
 FC = "FC"
 #: Standard (broad) trains: range, multiplier. "1" is the FC's preprinted train.
-MAJOR_TRAINS = {"1": (1, 1), "2": (2, 1), "3": (3, 1), "4": (4, 1), "5": (5, 1), "6": (6, 1),
-                "3+": (3, 1), "4+": (4, 1), "5+": (5, 1), "6+": (6, 1), "8": (8, 1), "4D": (4, 2)}
+MAJOR_TRAINS = {
+    "1": (1, 1),
+    "2": (2, 1),
+    "3": (3, 1),
+    "4": (4, 1),
+    "5": (5, 1),
+    "6": (6, 1),
+    "3+": (3, 1),
+    "4+": (4, 1),
+    "5+": (5, 1),
+    "6+": (6, 1),
+    "8": (8, 1),
+    "4D": (4, 2),
+}
 #: Narrow trains of the minors: range.
 NARROW_TRAINS = {"2n": 2, "3n": 3, "4n": 4, "5n": 5}
 KIND_TYPES = {"harbor": ("offboard",), "sugar": ("town",), "mill": ("city",)}
@@ -123,8 +136,11 @@ class CubaRules(RuleSet):
         if isinstance(spec, dict):
             for key in ("distance", "multiplier", "fill"):
                 if key in spec:
-                    raise PositionError(f"{where}.{key}", "18Cuba trains come from the catalogue; "
-                                        "a train's own distance or multiplier is not implemented yet")
+                    raise PositionError(
+                        f"{where}.{key}",
+                        "18Cuba trains come from the catalogue; "
+                        "a train's own distance or multiplier is not implemented yet",
+                    )
         train = super().parse_train(spec, where)
         state = spec if isinstance(spec, dict) else {}
         obsolete = state.get("obsolete", False)
@@ -192,8 +208,9 @@ class CubaRules(RuleSet):
         if position.options.get("wagons") and (minor or position.company == FC):
             raise PositionError("options.wagons", "only a major's trains carry wagons (the FC runs no trains)")
         if position.company in position.options.get("machines", {}) and (gauges == {"broad"} or position.company == FC):
-            raise PositionError(f"options.machines.{position.company}",
-                                "machines belong to minors (companies running n-trains)")
+            raise PositionError(
+                f"options.machines.{position.company}", "machines belong to minors (companies running n-trains)"
+            )
 
     # -- stops ----------------------------------------------------------------
     def blocked(self, node: Node, company: str) -> bool:
@@ -228,4 +245,3 @@ class CubaRules(RuleSet):
 
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-

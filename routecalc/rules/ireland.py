@@ -58,8 +58,11 @@ class IrelandRules(RuleSet):
         if isinstance(spec, dict) and "distance" in spec:
             edges = spec["distance"]
             if isinstance(edges, bool) or not isinstance(edges, int) or edges < 1:
-                raise PositionError(where, "an 18Ireland train's distance is the number of cell edges it may "
-                                           f"cross, a whole number >= 1; got {edges!r}")
+                raise PositionError(
+                    where,
+                    "an 18Ireland train's distance is the number of cell edges it may "
+                    f"cross, a whole number >= 1; got {edges!r}",
+                )
             rest = {k: v for k, v in spec.items() if k != "distance"}
             return object_train(rest, where, lambda name, _where: hex_train(name, edges), self.train_state_keys)
         return super().parse_train(spec, where)
@@ -67,7 +70,7 @@ class IrelandRules(RuleSet):
     def usable_tracks(self, train: Train) -> frozenset[str]:
         return GAUGE_TRACKS["broad"]
 
-    def feeders(self, position: "Position") -> dict[int, int]:
+    def feeders(self, position: Position) -> dict[int, int]:
         """For every stop with narrow or dual track, the value of the all-narrow
         nodes the walk from it reaches (each once per stop; tokens never block)."""
         walker = _FeederWalk(position)
@@ -83,7 +86,7 @@ class IrelandRules(RuleSet):
 class _FeederWalk:
     """The narrow-gauge network of one position, walked from a stop."""
 
-    def __init__(self, position: "Position"):
+    def __init__(self, position: Position):
         self.position = position
         paths = position.paths
         self.paths_at_node: dict[int, list[int]] = {}
@@ -121,9 +124,11 @@ class _FeederWalk:
                 met = self.position.across(path.cell, to.edge, to.lane)
                 if met is not None and not (path.terminal and came_from.node is None):
                     other, far_edge, far_lane = met
-                    todo += [(qi, End(edge=far_edge, lane=far_lane))
-                             for qi in self.paths_at_edge.get((other, far_edge, far_lane), ())
-                             if _fits(path.track, paths[qi].track)]
+                    todo += [
+                        (qi, End(edge=far_edge, lane=far_lane))
+                        for qi in self.paths_at_edge.get((other, far_edge, far_lane), ())
+                        if _fits(path.track, paths[qi].track)
+                    ]
                 continue
             node = to.node
             if nodes[node].type == "junction":

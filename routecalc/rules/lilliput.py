@@ -47,8 +47,11 @@ LAST_ROUND_FACTOR = 2
 
 def lilliput_train(name: str, reach: int, multiplier: int) -> Train:
     """``reach`` counted stops (cities, metropolises, Mildendo) and any number of free towns and harbours."""
-    return Train(name, (DistanceGroup(frozenset({"city"}), reach, reach),
-                        DistanceGroup(frozenset({"town"}), UNLIMITED, UNLIMITED)), multiplier)
+    return Train(
+        name,
+        (DistanceGroup(frozenset({"city"}), reach, reach), DistanceGroup(frozenset({"town"}), UNLIMITED, UNLIMITED)),
+        multiplier,
+    )
 
 
 class LilliputRules(RuleSet):
@@ -83,8 +86,11 @@ class LilliputRules(RuleSet):
         check_obsolete_agrees(position)
         for node in position.nodes:
             if node.type == "offboard" and node.kind is None:
-                raise PositionError(f"cell {node.cell}", f"node {node.id}: 18Lilliput has no offboards; an "
-                                    "offboard stop is a harbour (kind:harbor) or Mildendo (kind:mildendo)")
+                raise PositionError(
+                    f"cell {node.cell}",
+                    f"node {node.id}: 18Lilliput has no offboards; an "
+                    "offboard stop is a harbour (kind:harbor) or Mildendo (kind:mildendo)",
+                )
         if position.options.get("last_round"):
             position.trains = [dataclasses.replace(t, factor=LAST_ROUND_FACTOR) for t in position.trains]
 

@@ -97,6 +97,7 @@ DESTINATION_KINDS = ("lc", "port")
 
 # -- options and income -----------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Player:
     """The options that bound and pay a transport."""
@@ -118,7 +119,6 @@ class Player:
         return [None] + [card for card, count in zip(CARDS, held) if count > 0]
 
 
-
 def income(to_kind: str, distance: int, level: int) -> int:
     """A delivery's income: a city pays the distance plus the locomotive bonus,
     an LC or port half the distance rounded up."""
@@ -131,7 +131,7 @@ def use_card(held: tuple[int, int], card: str | None) -> tuple[int, int]:
     if card is None:
         return held
     i = CARDS.index(card)
-    return held[:i] + (held[i] - 1,) + held[i + 1:]
+    return held[:i] + (held[i] - 1,) + held[i + 1 :]
 
 
 #: Transport actions a turn can hold at most: the 2 free actions and extra-action cards.
@@ -155,6 +155,7 @@ def _card_count(value: Any, where: str) -> int:
 
 # -- the rule set -------------------------------------------------------------
 
+
 class XSRules(RuleSet):
     name = "18XS"
     kinds = frozenset(DESTINATION_KINDS)
@@ -162,12 +163,12 @@ class XSRules(RuleSet):
     route_engine = False
 
     def catalogue(self, name, where):
-        raise PositionError(where, "18XS has no trains: give \"trains\": []")
+        raise PositionError(where, '18XS has no trains: give "trains": []')
 
     def parse_train(self, spec, where):
-        raise PositionError(where, "18XS has no trains: give \"trains\": []")
+        raise PositionError(where, '18XS has no trains: give "trains": []')
 
-    def parse_options(self, options: dict, position: "Position") -> dict:
+    def parse_options(self, options: dict, position: Position) -> dict:
         known = ("locomotive", "actions", *CARDS)
         for key in options:
             if key not in known:
@@ -177,10 +178,11 @@ class XSRules(RuleSet):
         player = Player(
             locomotive=_whole(options["locomotive"], "options.locomotive", 0, MAX_LEVEL),
             cards=tuple(_card_count(options.get(card, 0), f"options.{card}") for card in CARDS),
-            actions=_whole(options.get("actions", 2), "options.actions", 0, MAX_ACTIONS))
+            actions=_whole(options.get("actions", 2), "options.actions", 0, MAX_ACTIONS),
+        )
         return {"player": player}
 
-    def check_position(self, position: "Position") -> None:
+    def check_position(self, position: Position) -> None:
         for node in position.nodes:
             where = f"cell {node.cell}"
             if any(t is not None for t in node.tokens):
@@ -200,7 +202,7 @@ class XSRules(RuleSet):
                 raise PositionError(where, "empty goods colour")
 
 
-def player(position: "Position") -> Player:
+def player(position: Position) -> Player:
     """The player's options; a question about transports needs the locomotive level."""
     if position.options["player"] is None:
         raise PositionError("options.locomotive", "missing: the player's locomotive level, 0-8")
@@ -219,6 +221,7 @@ def destination_kind(node, color: str, served: frozenset[int], index: int) -> st
 
 # -- the trail map --------------------------------------------------------------
 
+
 class Trails:
     """Where track leads, cell by cell.
 
@@ -231,7 +234,7 @@ class Trails:
     at node ``i``.
     """
 
-    def __init__(self, position: "Position"):
+    def __init__(self, position: Position):
         self.position = position
         self.cell_ids = list(position.cells)
         self.cell_no = {c: i for i, c in enumerate(self.cell_ids)}
@@ -262,8 +265,12 @@ class Trails:
         #: hop) changes it, a walk's length has the parity of its two ends
         self.parity = [(c.x + c.y) % 2 for c in cells]
         steps = [(self.entry_cell[e], c) for e, out in enumerate(self.exits) for _, c, _ in out]
-        steps += [(self.node_cell[p], self.node_cell[q]) for p in self.ports for q in self.ports
-                  if self.node_cell[p] != self.node_cell[q]]
+        steps += [
+            (self.node_cell[p], self.node_cell[q])
+            for p in self.ports
+            for q in self.ports
+            if self.node_cell[p] != self.node_cell[q]
+        ]
         self.bipartite = all(self.parity[a] != self.parity[b] for a, b in steps)
 
     def node_entry(self, node: int) -> int:
@@ -333,6 +340,7 @@ def _least_passed(items: list[tuple]) -> list[tuple]:
 
 # -- the state of a turn ----------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class TurnState:
     """What the plan's transports change: where cubes lie, the served cities
@@ -343,11 +351,11 @@ class TurnState:
     cards: tuple[int, int]
 
     @classmethod
-    def initial(cls, position: "Position") -> "TurnState":
+    def initial(cls, position: Position) -> TurnState:
         cubes = Counter((i, good) for i, n in enumerate(position.nodes) for good in n.goods)
         return cls(frozenset(cubes.items()), frozenset(), player(position).cards)
 
-    def after(self, cube: tuple[int, str], to: int, to_kind: str, card: str | None) -> "TurnState":
+    def after(self, cube: tuple[int, str], to: int, to_kind: str, card: str | None) -> TurnState:
         cubes = Counter(dict(self.cubes))
         cubes[cube] -= 1
         if to_kind != "city":
@@ -356,17 +364,25 @@ class TurnState:
         return TurnState(frozenset((k, v) for k, v in cubes.items() if v > 0), served, use_card(self.cards, card))
 
 
-def blocking(position: "Position", color: str, served: frozenset[int]) -> set[int]:
+def blocking(position: Position, color: str, served: frozenset[int]) -> set[int]:
     """The nodes a cube of ``color`` may not pass: unserved cities that would accept it."""
-    return {i for i, n in enumerate(position.nodes)
-            if n.kind is None and destination_kind(n, color, served, i) == "city"}
+    return {
+        i for i, n in enumerate(position.nodes) if n.kind is None and destination_kind(n, color, served, i) == "city"
+    }
 
 
-def transport_json(position: "Position", cube: tuple[int, str], cells: list[str], to: int, to_kind: str,
-                   card: str | None, value: int) -> dict:
-    return {"cube": {"cell": position.nodes[cube[0]].cell, "color": cube[1]}, "cells": list(cells),
-            "to": position.nodes[to].cell, "to_kind": to_kind, "distance": len(cells) - 1,
-            "income": value, "card": card}
+def transport_json(
+    position: Position, cube: tuple[int, str], cells: list[str], to: int, to_kind: str, card: str | None, value: int
+) -> dict:
+    return {
+        "cube": {"cell": position.nodes[cube[0]].cell, "color": cube[1]},
+        "cells": list(cells),
+        "to": position.nodes[to].cell,
+        "to_kind": to_kind,
+        "distance": len(cells) - 1,
+        "income": value,
+        "card": card,
+    }
 
 
 # -- the validator ----------------------------------------------------------------
@@ -374,17 +390,19 @@ def transport_json(position: "Position", cube: tuple[int, str], cells: list[str]
 PROPOSAL_KEYS = {"cube", "cells", "to", "card", "to_kind", "distance", "income"}
 
 
-def validate_xs(position: "Position", proposal: Any) -> dict:
+def validate_xs(position: Position, proposal: Any) -> dict:
     """Score the proposed transports in order, or raise RouteViolation."""
     transports = proposal.get("transports") if isinstance(proposal, dict) else proposal
     if not isinstance(transports, list):
-        raise PositionError("transports", "must be a list of transports or {\"transports\": [...]}")
+        raise PositionError("transports", 'must be a list of transports or {"transports": [...]}')
     trails = Trails(position)
     me = player(position)
     state = TurnState.initial(position)
     if len(transports) > me.actions:
-        raise RouteViolation("too_many_transports", f"{len(transports)} transports, but the turn has "
-                                                    f"{me.actions} transport actions (options.actions)")
+        raise RouteViolation(
+            "too_many_transports",
+            f"{len(transports)} transports, but the turn has {me.actions} transport actions (options.actions)",
+        )
     moves = []
     for i, raw in enumerate(transports):
         color, cells, card = _parse_transport(raw, i, position)
@@ -392,8 +410,7 @@ def validate_xs(position: "Position", proposal: Any) -> dict:
         distance = len(cells) - 1
         if card is not None and not state.cards[CARDS.index(card)]:
             raise RouteViolation("card_unavailable", f"no {card} bid card left for this transport", i)
-        allowed = [c for c in ([card] if card else me.card_choices(me.cards))
-                   if me.limit_and_level(c)[0] >= distance]
+        allowed = [c for c in ([card] if card else me.card_choices(me.cards)) if me.limit_and_level(c)[0] >= distance]
         if not allowed:
             limit = max(me.limit_and_level(c)[0] for c in ([card] if card else me.card_choices(me.cards)))
             raise RouteViolation("too_far", f"enters {distance} cells; at most {limit} allowed", i)
@@ -401,13 +418,16 @@ def validate_xs(position: "Position", proposal: Any) -> dict:
         moves.append(((start, color), cells, to, to_kind, allowed))
         state = state.after((start, color), to, to_kind, card)
     cards = _assign_cards(me, [(m[3], len(m[1]) - 1, m[4]) for m in moves])
-    plan = [transport_json(position, cube, cells, to, to_kind, card,
-                           income(to_kind, len(cells) - 1, me.limit_and_level(card)[1]))
-            for (cube, cells, to, to_kind, _), card in zip(moves, cards)]
+    plan = [
+        transport_json(
+            position, cube, cells, to, to_kind, card, income(to_kind, len(cells) - 1, me.limit_and_level(card)[1])
+        )
+        for (cube, cells, to, to_kind, _), card in zip(moves, cards)
+    ]
     return {"game": "18XS", "revenue": sum(t["income"] for t in plan), "plan": plan}
 
 
-def _parse_transport(raw: Any, i: int, position: "Position") -> tuple[str, list[str], str | None]:
+def _parse_transport(raw: Any, i: int, position: Position) -> tuple[str, list[str], str | None]:
     """The cube's colour, the cells and the card of a proposed transport."""
     where = f"transports[{i}]"
     if not isinstance(raw, dict):
@@ -417,7 +437,7 @@ def _parse_transport(raw: Any, i: int, position: "Position") -> tuple[str, list[
             raise PositionError(f"{where}.{key}", "unknown key")
     cube = raw.get("cube")
     if not isinstance(cube, dict) or not isinstance(cube.get("cell"), str) or not isinstance(cube.get("color"), str):
-        raise PositionError(f"{where}.cube", "must be {\"cell\": ..., \"color\": ...}")
+        raise PositionError(f"{where}.cube", 'must be {"cell": ..., "color": ...}')
     cells = raw.get("cells")
     if not isinstance(cells, list) or not cells or not all(isinstance(c, str) for c in cells):
         raise PositionError(f"{where}.cells", "must be the list of cells from the cube's cell to its destination")
@@ -434,7 +454,7 @@ def _parse_transport(raw: Any, i: int, position: "Position") -> tuple[str, list[
     return cube["color"], cells, card
 
 
-def _start_nodes(position: "Position", state: TurnState, color: str, cells: list[str], i: int) -> list[int]:
+def _start_nodes(position: Position, state: TurnState, color: str, cells: list[str], i: int) -> list[int]:
     """The nodes where the proposed transport's cube may lie; raises the
     cube and cell rules it breaks."""
     cell = cells[0]
@@ -449,8 +469,9 @@ def _start_nodes(position: "Position", state: TurnState, color: str, cells: list
     return starts
 
 
-def _destination(trails: Trails, state: TurnState, starts: list[int], color: str, cells: list[str],
-                 i: int) -> tuple[int, int, str]:
+def _destination(
+    trails: Trails, state: TurnState, starts: list[int], color: str, cells: list[str], i: int
+) -> tuple[int, int, str]:
     """The start node, destination node and its kind of a ``color`` cube's
     transport along ``cells``; raises the destination and trail rules it breaks."""
     position = trails.position
@@ -474,8 +495,11 @@ def _destination(trails: Trails, state: TurnState, starts: list[int], color: str
             to = max(reached, key=lambda n: targets[n] == "city")
             return start, to, targets[to]
     names = sorted(position.nodes[n].id for n in forbidden if position.nodes[n].cell in cells[1:])
-    raise RouteViolation("passes_accepting_city", f"the way passes an unserved city that would accept the "
-                                                  f"{color} cube ({', '.join(names)})", i)
+    raise RouteViolation(
+        "passes_accepting_city",
+        f"the way passes an unserved city that would accept the {color} cube ({', '.join(names)})",
+        i,
+    )
 
 
 def walk_cells(trails: Trails, start: int, cells: list[str], forbidden: set[int]) -> tuple[set[int], int | None]:
@@ -489,8 +513,9 @@ def walk_cells(trails: Trails, start: int, cells: list[str], forbidden: set[int]
         for e in frontier:
             if any(n in trails.ports for n in trails.reached(e, forbidden)):
                 following.update(trails.node_entry(m) for m in trails.ports if trails.node_cell[m] == target)
-            following.update(e2 for e2, c2, passed in trails.exits[e]
-                             if c2 == target and not forbidden.intersection(passed))
+            following.update(
+                e2 for e2, c2, passed in trails.exits[e] if c2 == target and not forbidden.intersection(passed)
+            )
         if not following:
             return set(), step
         frontier = following
@@ -513,6 +538,7 @@ def _assign_cards(me: Player, moves: list[tuple[str, int, list]]) -> list[str | 
                     following[after] = (value, cards + [card])
         plays = following
     if not plays:
-        raise RouteViolation("too_far", "the transports that go beyond the locomotive level need more bid cards "
-                                        "than are held")
+        raise RouteViolation(
+            "too_far", "the transports that go beyond the locomotive level need more bid cards than are held"
+        )
     return max(plays.values(), key=lambda play: play[0])[1]

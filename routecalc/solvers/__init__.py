@@ -7,40 +7,52 @@ A solver's module is imported when it first runs: naming the solvers
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..limits import Limits
 
 
 def _reference(position, graph, limits: Limits) -> dict:
     from .reference import solve_reference
+
     return solve_reference(position, graph, time_limit=limits.time_limit)
 
 
 def _fast(position, graph, limits: Limits) -> dict:
     from .fast import solve_fast
-    return solve_fast(position, graph, time_limit=limits.time_limit, route_limit=limits.route_limit,
-                      progress=limits.progress)
+
+    return solve_fast(
+        position, graph, time_limit=limits.time_limit, route_limit=limits.route_limit, progress=limits.progress
+    )
 
 
 def _cpsat(position, graph, limits: Limits) -> dict:
     from .cpsat import solve_cpsat
+
     return solve_cpsat(position, graph, time_limit=limits.time_limit, progress=limits.progress)
 
 
 def _packing(position, graph, limits: Limits) -> dict:
     from .packing import solve_packing
+
     return solve_packing(position, graph, time_limit=limits.time_limit, route_limit=limits.route_limit)
 
 
 def _auto(position, graph, limits: Limits) -> dict:
     from .auto import solve_auto
-    return solve_auto(position, graph, time_limit=limits.time_limit, route_limit=limits.route_limit,
-                      progress=limits.progress)
+
+    return solve_auto(
+        position, graph, time_limit=limits.time_limit, route_limit=limits.route_limit, progress=limits.progress
+    )
 
 
-SOLVERS: dict[str, Callable] = {"auto": _auto, "fast": _fast, "reference": _reference, "cpsat": _cpsat,
-                                "packing": _packing}
+SOLVERS: dict[str, Callable] = {
+    "auto": _auto,
+    "fast": _fast,
+    "reference": _reference,
+    "cpsat": _cpsat,
+    "packing": _packing,
+}
 DEFAULT_SOLVER = "auto"
 #: Solvers that run the numba kernels (worth warming up before the first solve).
 KERNEL_SOLVERS = frozenset({"auto", "fast", "packing"})

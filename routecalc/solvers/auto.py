@@ -31,7 +31,7 @@ The answer's ``solver`` names the solver that produced it and
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from ..graph import TrackGraph
 from ..model import Position
@@ -59,8 +59,14 @@ def _left(time_limit: float | None, started: float) -> float | None:
     return None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
 
 
-def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | None = None,
-               route_limit: int | None = None, progress: Callable[[float], None] | None = None) -> dict:
+def solve_auto(
+    position: Position,
+    graph: TrackGraph,
+    *,
+    time_limit: float | None = None,
+    route_limit: int | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> dict:
     """The fast solver within the enumeration budget, else CP-SAT."""
     require_route_engine(position.rules)
     started = time.perf_counter()
@@ -74,30 +80,66 @@ def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | Non
     limits = f"{budget:,} routes per train, {ENUMERATION_STEPS:,} steps"
     work = f"{COMBINATION_WORK:,} units of work"
     complete = all(found.complete for found in listed)
-    routes, bound, stats = combine_company(graph, tables, listed, Clock(_left(time_limit, started), progress),
-                                           COMBINATION_WORK if complete else SEED_WORK)
+    routes, bound, stats = combine_company(
+        graph, tables, listed, Clock(_left(time_limit, started), progress), COMBINATION_WORK if complete else SEED_WORK
+    )
 
     revenue = sum(r.revenue for r in routes)
     if complete and bound == revenue:
-        return answer(graph, tables, routes, solver="fast", **stats, seconds=round(time.perf_counter() - started, 4),
-                      auto={"solver": "fast", "why": (
-                          f"enumeration finished within the budget ({limits}): {count:,} routes in "
-                          f"{steps:,} steps, combined within {work}")})
+        return answer(
+            graph,
+            tables,
+            routes,
+            solver="fast",
+            **stats,
+            seconds=round(time.perf_counter() - started, 4),
+            auto={
+                "solver": "fast",
+                "why": (
+                    f"enumeration finished within the budget ({limits}): {count:,} routes in "
+                    f"{steps:,} steps, combined within {work}"
+                ),
+            },
+        )
     stalled = stats.get("combination_work", COMBINATION_WORK) >= COMBINATION_WORK
     if (complete and not stalled) or not (complete or any(found.out_of_work for found in listed)):
-        return answer(graph, tables, routes, solver="fast", status="optimal" if bound == revenue else "feasible",
-                      bound=bound, **stats,
-                      seconds=round(time.perf_counter() - started, 4), auto={"solver": "fast", "why": (
-                          f"the time limit stopped the fast solver within its work budget ({limits}, {work}) "
-                          f"after {count:,} routes: the best set of the routes listed, with a true bound")})
+        return answer(
+            graph,
+            tables,
+            routes,
+            solver="fast",
+            status="optimal" if bound == revenue else "feasible",
+            bound=bound,
+            **stats,
+            seconds=round(time.perf_counter() - started, 4),
+            auto={
+                "solver": "fast",
+                "why": (
+                    f"the time limit stopped the fast solver within its work budget ({limits}, {work}) "
+                    f"after {count:,} routes: the best set of the routes listed, with a true bound"
+                ),
+            },
+        )
     if complete:
         size_for = None if time_limit is None else time_limit * (1 - ENUMERATION_SHARE)  # not the time left
         status, routes, bound, packed = pack_routes(listed, graph, _left(time_limit, started), size_for)
-        return answer(graph, tables, routes, solver="packing", status=status, bound=bound, **packed,
-                      seconds=round(time.perf_counter() - started, 4),
-                      auto={"solver": "packing", "why": (
-                          f"enumeration finished ({count:,} routes) but the fast combination search did not "
-                          f"within {work}: the routes packed with CP-SAT")})
+        return answer(
+            graph,
+            tables,
+            routes,
+            solver="packing",
+            status=status,
+            bound=bound,
+            **packed,
+            seconds=round(time.perf_counter() - started, 4),
+            auto={
+                "solver": "packing",
+                "why": (
+                    f"enumeration finished ({count:,} routes) but the fast combination search did not "
+                    f"within {work}: the routes packed with CP-SAT"
+                ),
+            },
+        )
 
     from .cpsat import solve_cpsat  # OR-Tools only when CP-SAT runs
 
@@ -106,10 +148,21 @@ def solve_auto(position: Position, graph: TrackGraph, *, time_limit: float | Non
         routes = greedy  # the combination search stopped before it reached the greedy set
     maxima = {t: found.upper for t, found in enumerate(listed) if found.complete}
     ceiling = sum(found.upper for found in listed)
-    result = solve_cpsat(position, graph, time_limit=_left(time_limit, started),
-                         progress=progress, hint=routes, known_bound=ceiling, known_maxima=maxima)
-    result["stats"]["auto"] = {"solver": "cpsat", "why": (
-        f"enumeration stopped at the budget ({limits}) after {count:,} routes: CP-SAT, seeded with "
-        f"{sum(r.revenue for r in routes)} from the listed routes, at most {ceiling} by the single-train maxima")}
+    result = solve_cpsat(
+        position,
+        graph,
+        time_limit=_left(time_limit, started),
+        progress=progress,
+        hint=routes,
+        known_bound=ceiling,
+        known_maxima=maxima,
+    )
+    result["stats"]["auto"] = {
+        "solver": "cpsat",
+        "why": (
+            f"enumeration stopped at the budget ({limits}) after {count:,} routes: CP-SAT, seeded with "
+            f"{sum(r.revenue for r in routes)} from the listed routes, at most {ceiling} by the single-train maxima"
+        ),
+    }
     result["stats"]["seconds"] = round(time.perf_counter() - started, 4)
     return result

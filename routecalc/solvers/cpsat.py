@@ -87,11 +87,16 @@ def candidate_stops(graph: TrackGraph, table: TrainTable, taken: int = 0) -> Rea
     nor only end routes)."""
     no_hex_twice = bool(graph.position.options.get("no_hex_twice"))
     allowed = table.group_of[graph.category] >= 0
-    usable = [c for c in range(len(graph.conn_a))
-              if graph.conn_gauge[c] & table.gauge_bit and allowed[graph.conn_a[c]] and allowed[graph.conn_b[c]]
-              and not (no_hex_twice and graph.conn_revisits[c])
-              and (table.hex_limit < 0 or graph.conn_edges[c] <= table.hex_limit)
-              and not (taken and mask_of([c], graph) & taken)]
+    usable = [
+        c
+        for c in range(len(graph.conn_a))
+        if graph.conn_gauge[c] & table.gauge_bit
+        and allowed[graph.conn_a[c]]
+        and allowed[graph.conn_b[c]]
+        and not (no_hex_twice and graph.conn_revisits[c])
+        and (table.hex_limit < 0 or graph.conn_edges[c] <= table.hex_limit)
+        and not (taken and mask_of([c], graph) & taken)
+    ]
     near: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for c in usable:
         a, b = int(graph.conn_a[c]), int(graph.conn_b[c])
@@ -132,8 +137,7 @@ def _distances(sources: list[int], near, graph: TrackGraph, weight) -> dict[int,
 class PathModel:
     """The CP-SAT model of the company's trains (all of them, or some)."""
 
-    def __init__(self, graph: TrackGraph, tables: list[TrainTable], trains: list[int] | None = None,
-                 taken: int = 0):
+    def __init__(self, graph: TrackGraph, tables: list[TrainTable], trains: list[int] | None = None, taken: int = 0):
         """``trains``: the trains modelled (default all); ``taken``: track
         pieces (a bit set) that other routes already use."""
         self.graph = graph
@@ -195,8 +199,9 @@ class PathModel:
                 if graph.conn_terminal[c] & bit:
                     m.Add(tv.use[c] <= tv.start[s] + tv.end[s])
         # The route's start precedes its end in stop order: each route once.
-        m.Add(sum(node[s] * tv.start[s] for s in stops) + 1
-              <= sum(node[s] * tv.end[s] for s in stops)).OnlyEnforceIf(tv.run)
+        m.Add(sum(node[s] * tv.start[s] for s in stops) + 1 <= sum(node[s] * tv.end[s] for s in stops)).OnlyEnforceIf(
+            tv.run
+        )
         self._limits(tv, table, reach)
         self._payment(t, tv, table)
         return tv
@@ -270,8 +275,9 @@ class PathModel:
                 if table.train.fill and g != 0 and len(lits) > pay:
                     extra = m.NewIntVar(0, len(lits), f"over{t}_{g}")
                     m.Add(extra >= sum(lits) - pay)
-                    tv.derived.append((extra, lambda paid, g=g, pay=pay: max(
-                        0, sum(1 for s in paid if cat_group[s] == g) - pay)))
+                    tv.derived.append(
+                        (extra, lambda paid, g=g, pay=pay: max(0, sum(1 for s in paid if cat_group[s] == g) - pay))
+                    )
                     overflow.append(extra)
                 elif len(lits) > pay:
                     m.Add(sum(lits) <= pay)
@@ -311,8 +317,9 @@ class PathModel:
             if cell not in paid_in:
                 y = paid_in[cell] = m.NewBoolVar(f"cell{t}_{cell}")
                 m.AddMaxEquality(y, in_cell[cell])
-                tv.derived.append((y, lambda paid, cell=cell: int(
-                    any(graph.cell_ids[graph.cell[s]] == cell for s in paid))))
+                tv.derived.append(
+                    (y, lambda paid, cell=cell: int(any(graph.cell_ids[graph.cell[s]] == cell for s in paid)))
+                )
             return paid_in[cell]
 
         multiplied, plain = 0, 0
@@ -328,11 +335,23 @@ class PathModel:
                 for j, lits in enumerate(per_set):
                     any_of.append(m.NewBoolVar(f"set{t}_{k}_{j}"))
                     m.AddMaxEquality(any_of[-1], lits)
-                    tv.derived.append((any_of[-1], lambda paid, cells=bonus.sets[j]: int(
-                        any(graph.cell_ids[graph.cell[s]] in cells for s in paid))))
+                    tv.derived.append(
+                        (
+                            any_of[-1],
+                            lambda paid, cells=bonus.sets[j]: int(
+                                any(graph.cell_ids[graph.cell[s]] in cells for s in paid)
+                            ),
+                        )
+                    )
                 m.AddMinEquality(got, any_of)
-                tv.derived.append((got, lambda paid, sets=bonus.sets: int(all(
-                    any(graph.cell_ids[graph.cell[s]] in cells for s in paid) for cells in sets))))
+                tv.derived.append(
+                    (
+                        got,
+                        lambda paid, sets=bonus.sets: int(
+                            all(any(graph.cell_ids[graph.cell[s]] in cells for s in paid) for cells in sets)
+                        ),
+                    )
+                )
                 amount = bonus.amount * got
             if bonus.multiplied:
                 multiplied += amount
@@ -342,8 +361,9 @@ class PathModel:
 
     def _kinds(self) -> list[list[int]]:
         """This model's trains grouped by kind (identical trains together)."""
-        return [[self.trains[i] for i in members]
-                for members in identical_trains([self.tables[t] for t in self.trains])]
+        return [
+            [self.trains[i] for i in members] for members in identical_trains([self.tables[t] for t in self.trains])
+        ]
 
     def _break_symmetry(self) -> None:
         """Identical trains take their routes in falling revenue order."""
@@ -406,8 +426,9 @@ class PathModel:
         return by_train
 
     # -- solving ------------------------------------------------------------
-    def solve(self, time_limit: float | None = None, progress=None, work: float | None = None
-              ) -> tuple[str, list[Route], int, dict]:
+    def solve(
+        self, time_limit: float | None = None, progress=None, work: float | None = None
+    ) -> tuple[str, list[Route], int, dict]:
         """(status, scored routes, upper bound, CP-SAT statistics). ``work``:
         CP-SAT's deterministic time (a count of work, about seconds on an
         idle machine) that the search may take, the same on any machine;
@@ -429,28 +450,35 @@ class PathModel:
             with running.on_cancel(solver.StopSearch):
                 code = solver.Solve(self.model, callback)
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            routes = [self._route(t, tv, solver) for t, tv in self.vars.items()
-                      if solver.BooleanValue(tv.run)]
+            routes = [self._route(t, tv, solver) for t, tv in self.vars.items() if solver.BooleanValue(tv.run)]
         elif code == cp_model.UNKNOWN:
             routes = []
         else:
-            raise RuntimeError(f"CP-SAT answered {solver.StatusName(code)} on a model that always "
-                               f"has a solution (no routes): {solver.SolutionInfo()}")
+            raise RuntimeError(
+                f"CP-SAT answered {solver.StatusName(code)} on a model that always "
+                f"has a solution (no routes): {solver.SolutionInfo()}"
+            )
         revenue = sum(r.revenue for r in routes)
         if code == cp_model.OPTIMAL:
             status, bound = "optimal", revenue
             if revenue != round(solver.ObjectiveValue()):
-                raise RuntimeError(f"CP-SAT optimum {solver.ObjectiveValue()} differs from the "
-                                   f"validator's score {revenue} of its routes")
+                raise RuntimeError(
+                    f"CP-SAT optimum {solver.ObjectiveValue()} differs from the "
+                    f"validator's score {revenue} of its routes"
+                )
         else:
             status = "feasible"
             # Without a solution (UNKNOWN) CP-SAT reports no usable bound.
             best = solver.BestObjectiveBound() if code == cp_model.FEASIBLE else math.inf
             bound = max(revenue, math.floor(best + 1e-6) if math.isfinite(best) else self.ceiling)
-        stats = {"cpsat_status": solver.StatusName(code), "branches": solver.NumBranches(),
-                 "conflicts": solver.NumConflicts(), "workers": solver.parameters.num_workers,
-                 "variables": len(self.model.Proto().variables),
-                 "constraints": len(self.model.Proto().constraints)}
+        stats = {
+            "cpsat_status": solver.StatusName(code),
+            "branches": solver.NumBranches(),
+            "conflicts": solver.NumConflicts(),
+            "workers": solver.parameters.num_workers,
+            "variables": len(self.model.Proto().variables),
+            "constraints": len(self.model.Proto().constraints),
+        }
         return status, routes, bound, stats
 
     def _route(self, t: int, tv: _TrainVars, solver: cp_model.CpSolver) -> Route:
@@ -462,8 +490,9 @@ class PathModel:
         conns = []
         while stop in nxt:
             following = nxt[stop]
-            c = next(c for c in graph.connections_between(stop, following)
-                     if c in tv.use and solver.BooleanValue(tv.use[c]))
+            c = next(
+                c for c in graph.connections_between(stop, following) if c in tv.use and solver.BooleanValue(tv.use[c])
+            )
             stops.append(following)
             conns.append(c)
             stop = following
@@ -498,8 +527,13 @@ def identical_trains(tables: list[TrainTable]) -> list[list[int]]:
     return kinds
 
 
-def single_train_maxima(graph: TrackGraph, tables: list[TrainTable], work: float | None,
-                        known: dict[int, int], deadline: float | None = None) -> tuple[dict[int, int], list[Route]]:
+def single_train_maxima(
+    graph: TrackGraph,
+    tables: list[TrainTable],
+    work: float | None,
+    known: dict[int, int],
+    deadline: float | None = None,
+) -> tuple[dict[int, int], list[Route]]:
     """Each kind of train solved alone, unless ``known`` holds its maximum
     already: (upper bound per train, the best route of each kind solved).
     ``work``: CP-SAT deterministic time for them all; ``deadline``: a
@@ -515,8 +549,14 @@ def single_train_maxima(graph: TrackGraph, tables: list[TrainTable], work: float
     return bounds, best
 
 
-def one_by_one(graph: TrackGraph, tables: list[TrainTable], first: list[Route], caps: dict[int, int],
-               work: float | None, deadline: float | None = None) -> list[Route]:
+def one_by_one(
+    graph: TrackGraph,
+    tables: list[TrainTable],
+    first: list[Route],
+    caps: dict[int, int],
+    work: float | None,
+    deadline: float | None = None,
+) -> list[Route]:
     """A first route set: the richest of the ``first`` routes, then each
     further train's best route on the track left over (trains by falling
     cap); ``work`` and ``deadline`` as for :func:`single_train_maxima`."""
@@ -535,9 +575,16 @@ def _until(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.01, deadline - time.perf_counter())
 
 
-def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
-                progress=None, hint: list[Route] | None = None, known_bound: int | None = None,
-                known_maxima: dict[int, int] | None = None) -> dict:
+def solve_cpsat(
+    position: Position,
+    graph: TrackGraph | None = None,
+    *,
+    time_limit: float | None = None,
+    progress=None,
+    hint: list[Route] | None = None,
+    known_bound: int | None = None,
+    known_maxima: dict[int, int] | None = None,
+) -> dict:
     """Best route set by CP-SAT.
 
     With several trains, each kind of train is first solved alone (unless
@@ -567,8 +614,15 @@ def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_lim
                 if sum(r.revenue for r in first) > sum(r.revenue for r in hint):
                     hint = first
             if sum(caps.values()) <= sum(r.revenue for r in hint):
-                return answer(graph, tables, hint, solver="cpsat", status="optimal", proof="single-train maxima",
-                              seconds=round(time.perf_counter() - started, 4))
+                return answer(
+                    graph,
+                    tables,
+                    hint,
+                    solver="cpsat",
+                    status="optimal",
+                    proof="single-train maxima",
+                    seconds=round(time.perf_counter() - started, 4),
+                )
         left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
         model = PathModel(graph, tables)
         if hint:
@@ -586,9 +640,17 @@ def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_lim
         if known_bound is not None:
             bound = min(bound, known_bound)
         revenue = sum(r.revenue for r in routes)
-        return answer(graph, tables, routes, solver="cpsat", status="optimal" if bound <= revenue else "feasible",
-                      bound=max(bound, revenue), **stats, proof="whole model",
-                      seconds=round(time.perf_counter() - started, 4))
+        return answer(
+            graph,
+            tables,
+            routes,
+            solver="cpsat",
+            status="optimal" if bound <= revenue else "feasible",
+            bound=max(bound, revenue),
+            **stats,
+            proof="whole model",
+            seconds=round(time.perf_counter() - started, 4),
+        )
     except TimeLimitError:
         running = deadline.current()
         if running is not None and running.cancelled:
@@ -599,6 +661,13 @@ def solve_cpsat(position: Position, graph: TrackGraph | None = None, *, time_lim
         bounds += [known_bound] if known_bound is not None else []
         bounds += [sum(caps.values())] if len(caps) == len(tables) else []
         revenue = sum(r.revenue for r in hint)
-        return answer(graph, tables, hint, solver="cpsat", status="optimal" if min(bounds) <= revenue else "feasible",
-                      bound=max(min(bounds), revenue), proof="the time limit stopped the model build",
-                      seconds=round(time.perf_counter() - started, 4))
+        return answer(
+            graph,
+            tables,
+            hint,
+            solver="cpsat",
+            status="optimal" if min(bounds) <= revenue else "feasible",
+            bound=max(min(bounds), revenue),
+            proof="the time limit stopped the model build",
+            seconds=round(time.perf_counter() - started, 4),
+        )

@@ -18,8 +18,8 @@ again by the validator's :func:`~routecalc.validate.score_route`.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -68,11 +68,20 @@ class TrainRoutes:
 def graph_arrays(graph: TrackGraph) -> enum.GraphArrays:
     i64 = np.int64
     return enum.GraphArrays(
-        graph.adj_start.astype(i64), graph.adj_conn.astype(i64), graph.adj_other.astype(i64),
-        graph.adj_forward.astype(i64), graph.flags.astype(i64), graph.groups.astype(np.uint64),
-        graph.cell.astype(i64), np.ascontiguousarray(graph.conn_mask, dtype=np.uint64),
-        np.ascontiguousarray(graph.conn_cells, dtype=np.uint64), graph.conn_edges.astype(i64),
-        graph.conn_gauge.astype(i64), graph.conn_terminal.astype(i64), graph.conn_revisits.astype(np.bool_))
+        graph.adj_start.astype(i64),
+        graph.adj_conn.astype(i64),
+        graph.adj_other.astype(i64),
+        graph.adj_forward.astype(i64),
+        graph.flags.astype(i64),
+        graph.groups.astype(np.uint64),
+        graph.cell.astype(i64),
+        np.ascontiguousarray(graph.conn_mask, dtype=np.uint64),
+        np.ascontiguousarray(graph.conn_cells, dtype=np.uint64),
+        graph.conn_edges.astype(i64),
+        graph.conn_gauge.astype(i64),
+        graph.conn_terminal.astype(i64),
+        graph.conn_revisits.astype(np.bool_),
+    )
 
 
 class Clock:
@@ -86,8 +95,9 @@ class Clock:
 
     def out_of_time(self, share: float = 1.0) -> bool:
         """Whether ``share`` of the time limit has passed."""
-        return (self.time_limit is not None and time.perf_counter() - self.started >= share * self.time_limit) \
-            or deadline.expired()
+        return (
+            self.time_limit is not None and time.perf_counter() - self.started >= share * self.time_limit
+        ) or deadline.expired()
 
     def report(self, fraction: float) -> None:
         if self.progress is not None:
@@ -98,14 +108,25 @@ class Clock:
         return round(time.perf_counter() - self.started, 4)
 
 
-def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTable, prices: PayTable,
-                    route_limit: int | None, clock: Clock, share: tuple[float, float],
-                    step_limit: int | None = None) -> TrainRoutes:
+def enumerate_train(
+    graph: TrackGraph,
+    arrays: enum.GraphArrays,
+    table: TrainTable,
+    prices: PayTable,
+    route_limit: int | None,
+    clock: Clock,
+    share: tuple[float, float],
+    step_limit: int | None = None,
+) -> TrainRoutes:
     """Every non-dominated route of one train (or as many as the limits
     allow: ``route_limit`` routes kept, ``step_limit`` kernel steps)."""
     tokens = np.flatnonzero(graph.flags & TOKEN).astype(np.int64)
-    walk = enum.Walk(table.visit.astype(np.int64), int(table.hex_limit), int(table.gauge_bit),
-                     bool(graph.position.options.get("no_hex_twice")))
+    walk = enum.Walk(
+        table.visit.astype(np.int64),
+        int(table.hex_limit),
+        int(table.gauge_bit),
+        bool(graph.position.options.get("no_hex_twice")),
+    )
     state = enum.new_state(graph.num_stops, arrays.conn_mask.shape[1], arrays.conn_cells.shape[1], len(table.pay))
     buf = enum.new_buffer(FIRST_BUFFER, 8 * FIRST_BUFFER, arrays.conn_mask.shape[1])
     limit = min(route_limit or MAX_ROUTES, MAX_ROUTES)
@@ -123,8 +144,9 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
         done = (state.token_i[0] - 1 + _first_leg_share(graph, state)) / max(len(tokens), 1)
         clock.report(share[0] + share[1] * done)
     complete = status == enum.DONE
-    out_of_work = status == enum.LIMIT or (status == enum.PAUSED and step_limit is not None
-                                           and int(state.stats[1]) >= step_limit)
+    out_of_work = status == enum.LIMIT or (
+        status == enum.PAUSED and step_limit is not None and int(state.stats[1]) >= step_limit
+    )
     kept = int(buf.used[0])
     mask, revenue = buf.mask[:kept], buf.revenue[:kept]
     # Routes over the same track: keep the best (the first in revenue order).
@@ -134,8 +156,18 @@ def enumerate_train(graph: TrackGraph, arrays: enum.GraphArrays, table: TrainTab
     keep = order[np.sort(first)]
     best = int(revenue[keep[0]]) if len(keep) else 0
     upper = best if complete else max(best, ceiling(prices))
-    return TrainRoutes(table, np.ascontiguousarray(mask[keep]), revenue[keep].copy(), buf, keep,
-                       int(state.stats[0]), complete, upper, int(state.stats[1]), out_of_work)
+    return TrainRoutes(
+        table,
+        np.ascontiguousarray(mask[keep]),
+        revenue[keep].copy(),
+        buf,
+        keep,
+        int(state.stats[0]),
+        complete,
+        upper,
+        int(state.stats[1]),
+        out_of_work,
+    )
 
 
 def ceiling(table: PayTable) -> int:
@@ -145,8 +177,7 @@ def ceiling(table: PayTable) -> int:
     if not table.token.any():
         return 0
     stops = np.flatnonzero((table.group >= 0) & (table.weight > 0)).astype(np.int64)
-    anywhere = table._replace(token=np.ones_like(table.token), bonus_kind=table.bonus_kind[:0],
-                              divisor=1, factor=1)
+    anywhere = table._replace(token=np.ones_like(table.token), bonus_kind=table.bonus_kind[:0], divisor=1, factor=1)
     best = max(int(pay(len(stops), anywhere, pay_work(stops, len(table.pay)))), 0)
     bonus = 0
     visitable = np.flatnonzero(table.group >= 0)  # a visit bonus counts stops worth nothing too
@@ -171,7 +202,7 @@ def _first_leg_share(graph: TrackGraph, state: enum.DfsState) -> float:
 def rebuild(graph: TrackGraph, buf: enum.RouteBuffer, row: int) -> tuple[list[int], list[int]]:
     """Stops and connections of a kept route: leg A reversed, then leg B."""
     origin, split = int(buf.origin[row]), int(buf.split[row])
-    conns = buf.conns[buf.start[row]:buf.start[row] + buf.length[row]]
+    conns = buf.conns[buf.start[row] : buf.start[row] + buf.length[row]]
 
     def leg(cs) -> list[int]:
         stops = [origin]
@@ -184,16 +215,18 @@ def rebuild(graph: TrackGraph, buf: enum.RouteBuffer, row: int) -> tuple[list[in
     return leg(leg_a)[::-1] + leg(leg_b)[1:], leg_a[::-1] + leg_b
 
 
-def enumerate_company(graph: TrackGraph, tables: list[TrainTable], route_limit: int | None,
-                      clock: Clock, step_limit: int | None = None) -> list[TrainRoutes]:
+def enumerate_company(
+    graph: TrackGraph, tables: list[TrainTable], route_limit: int | None, clock: Clock, step_limit: int | None = None
+) -> list[TrainRoutes]:
     """Each train's routes, in the order of ``tables`` (identical trains share
     one :class:`TrainRoutes`). The enumeration stops after ``step_limit``
     kernel steps for all trains together (shared evenly, what a train leaves
     going to the trains after it, so that each lists its best routes near
     its tokens), or at ``ENUMERATION_SHARE`` of the clock's time limit;
     trains it did not reach list nothing."""
-    if route_limit is not None and (isinstance(route_limit, bool) or not isinstance(route_limit, int)
-                                    or route_limit < 1):
+    if route_limit is not None and (
+        isinstance(route_limit, bool) or not isinstance(route_limit, int) or route_limit < 1
+    ):
         raise PositionError("route_limit", f"must be a whole number >= 1, got {route_limit!r}")
     bonuses = graph.position.rules.bonuses(graph.position)
     arrays = graph_arrays(graph)
@@ -212,8 +245,7 @@ def enumerate_company(graph: TrackGraph, tables: list[TrainTable], route_limit: 
         else:
             share = (0.5 * j / len(distinct), 0.5 / len(distinct))
             allowance = None if step_limit is None else (step_limit - steps) // (len(distinct) - j)
-            found[table.train] = enumerate_train(graph, arrays, table, prices, route_limit, clock, share,
-                                                 allowance)
+            found[table.train] = enumerate_train(graph, arrays, table, prices, route_limit, clock, share, allowance)
             steps += found[table.train].steps
     return [found[table.train] for table in tables]
 
@@ -227,14 +259,14 @@ def listed_routes(choice: list[tuple[int, int]], listed: list[TrainRoutes], grap
         stops, conns = rebuild(graph, found.buffer, int(found.rows[k]))
         route = score_route(Route(t, stops, conns), found.table, graph)
         if route.revenue != found.revenue[k]:
-            raise AssertionError(f"the payment kernel priced a route {found.revenue[k]}, the validator "
-                                 f"{route.revenue}")
+            raise AssertionError(f"the payment kernel priced a route {found.revenue[k]}, the validator {route.revenue}")
         routes.append(route)
     return routes
 
 
-def combine_company(graph: TrackGraph, tables: list[TrainTable], listed: list[TrainRoutes], clock: Clock,
-                    work_limit: int | None = None) -> tuple[list[Route], int, dict]:
+def combine_company(
+    graph: TrackGraph, tables: list[TrainTable], listed: list[TrainRoutes], clock: Clock, work_limit: int | None = None
+) -> tuple[list[Route], int, dict]:
     """(routes, upper bound, statistics): the best track-disjoint choice of
     one listed route or none per train, by the combination kernel within
     ``work_limit`` units of its work (words of track compared) and the
@@ -264,15 +296,27 @@ def combine_company(graph: TrackGraph, tables: list[TrainTable], listed: list[Tr
         bound = comb.suffix_bound(lists, state)
     if clock.reported:
         clock.report(1.0)
-    return routes, max(bound, revenue), {
-        "routes_enumerated": sum(found.enumerated for found in listed),
-        "routes_kept": sum(len(found.revenue) for found in listed), "nodes": int(state.nodes[0]),
-        "enumeration_steps": sum({id(found): found.steps for found in listed}.values()),
-        "combination_work": int(state.work[0])}
+    return (
+        routes,
+        max(bound, revenue),
+        {
+            "routes_enumerated": sum(found.enumerated for found in listed),
+            "routes_kept": sum(len(found.revenue) for found in listed),
+            "nodes": int(state.nodes[0]),
+            "enumeration_steps": sum({id(found): found.steps for found in listed}.values()),
+            "combination_work": int(state.work[0]),
+        },
+    )
 
 
-def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
-               route_limit: int | None = None, progress: Callable[[float], None] | None = None) -> dict:
+def solve_fast(
+    position: Position,
+    graph: TrackGraph | None = None,
+    *,
+    time_limit: float | None = None,
+    route_limit: int | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> dict:
     """Best routes of the operating company: exact unless a limit stops it."""
     require_route_engine(position.rules)
     clock = Clock(time_limit, progress)
@@ -281,24 +325,44 @@ def solve_fast(position: Position, graph: TrackGraph | None = None, *, time_limi
     listed = enumerate_company(graph, tables, route_limit, clock)
     routes, bound, stats = combine_company(graph, tables, listed, clock)
     revenue = sum(r.revenue for r in routes)
-    return answer(graph, tables, routes, solver="fast", status="optimal" if bound == revenue else "feasible",
-                  bound=bound, **stats, seconds=clock.seconds())
+    return answer(
+        graph,
+        tables,
+        routes,
+        solver="fast",
+        status="optimal" if bound == revenue else "feasible",
+        bound=bound,
+        **stats,
+        seconds=clock.seconds(),
+    )
 
 
 def _nothing(graph: TrackGraph, table: TrainTable, prices: PayTable, out_of_work: bool) -> TrainRoutes:
     """A train the limits left no time or work to enumerate."""
     words = graph.conn_mask.shape[1]
-    return TrainRoutes(table, np.zeros((0, words), np.uint64), np.zeros(0, np.int64),
-                       enum.new_buffer(1, 1, words), np.zeros(0, np.int64), 0, False, ceiling(prices), 0,
-                       out_of_work)
+    return TrainRoutes(
+        table,
+        np.zeros((0, words), np.uint64),
+        np.zeros(0, np.int64),
+        enum.new_buffer(1, 1, words),
+        np.zeros(0, np.int64),
+        0,
+        False,
+        ceiling(prices),
+        0,
+        out_of_work,
+    )
 
 
 def _route_lists(order: list[int], listed: list[TrainRoutes]) -> comb.RouteLists:
     """The route lists in search order (identical trains share theirs)."""
     distinct = list(dict.fromkeys(id(listed[i]) for i in order))
     first = {id(found): found for found in listed}
-    return comb.route_lists([first[k].mask for k in distinct], [first[k].revenue for k in distinct],
-                            [distinct.index(id(listed[i])) for i in order])
+    return comb.route_lists(
+        [first[k].mask for k in distinct],
+        [first[k].revenue for k in distinct],
+        [distinct.index(id(listed[i])) for i in order],
+    )
 
 
 def _suffix_share(lists: comb.RouteLists, state: comb.CombState) -> float:
@@ -311,14 +375,31 @@ def _suffix_share(lists: comb.RouteLists, state: comb.CombState) -> float:
 def warm_up() -> float:
     """Compile or load the kernels by solving a tiny position; returns seconds taken."""
     started = time.perf_counter()
-    tiny = {"format": 1, "game": "generic", "layout": "flat", "phase": {"name": "2", "colors": ["yellow"]},
-            "company": "A", "trains": ["2", "2E", {"name": "2+2", "distance": [
-                {"nodes": ["city", "offboard"], "pay": 2, "visit": 2}, {"nodes": ["town"], "pay": 0, "visit": 9}],
-                "fill": True}],
-            "options": {"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10}]},
-            "hexes": [{"id": "A1", "code": "city=revenue:20;path=a:0,b:_0", "tokens": [["A"]]},
-                      {"id": "A3", "code": "town=revenue:10;path=a:3,b:_0;path=a:_0,b:0"},
-                      {"id": "A5", "code": "offboard=revenue:30;path=a:3,b:_0"}]}
+    tiny = {
+        "format": 1,
+        "game": "generic",
+        "layout": "flat",
+        "phase": {"name": "2", "colors": ["yellow"]},
+        "company": "A",
+        "trains": [
+            "2",
+            "2E",
+            {
+                "name": "2+2",
+                "distance": [
+                    {"nodes": ["city", "offboard"], "pay": 2, "visit": 2},
+                    {"nodes": ["town"], "pay": 0, "visit": 9},
+                ],
+                "fill": True,
+            },
+        ],
+        "options": {"bonuses": [{"type": "visit", "cells": ["A1"], "amount": 10}]},
+        "hexes": [
+            {"id": "A1", "code": "city=revenue:20;path=a:0,b:_0", "tokens": [["A"]]},
+            {"id": "A3", "code": "town=revenue:10;path=a:3,b:_0;path=a:_0,b:0"},
+            {"id": "A5", "code": "offboard=revenue:30;path=a:3,b:_0"},
+        ],
+    }
     position = load_position(tiny)
     solve_fast(position)
     solve_fast(position, route_limit=1)  # the bound of an unfinished enumeration

@@ -58,8 +58,9 @@ def greedy_choice(per_train: list[TrainRoutes]) -> list[tuple[int, int]]:
     return chosen
 
 
-def pack_routes(listed: list[TrainRoutes], graph: TrackGraph, time_limit: float | None = None,
-                size_for: float | None = None) -> tuple[str, list[Route], int, dict]:
+def pack_routes(
+    listed: list[TrainRoutes], graph: TrackGraph, time_limit: float | None = None, size_for: float | None = None
+) -> tuple[str, list[Route], int, dict]:
     """(status, chosen routes, upper bound, statistics) of the best track-disjoint
     choice of one route or none per train among the listed routes.
 
@@ -79,8 +80,10 @@ def pack_routes(listed: list[TrainRoutes], graph: TrackGraph, time_limit: float 
     greedy = greedy_choice(listed)
     floor = sum(int(listed[t].revenue[k]) for t, k in greedy)
     best = [int(found.revenue.max(initial=0)) for found in listed]
-    useful = [np.flatnonzero((found.revenue > 0) & (found.revenue + sum(best) - best[t] >= floor))
-              for t, found in enumerate(listed)]
+    useful = [
+        np.flatnonzero((found.revenue > 0) & (found.revenue + sum(best) - best[t] >= floor))
+        for t, found in enumerate(listed)
+    ]
     useful, missed = _most_promising(useful, listed, best, time_limit if size_for is None else size_for)
 
     model = cp_model.CpModel()
@@ -117,13 +120,17 @@ def pack_routes(listed: list[TrainRoutes], graph: TrackGraph, time_limit: float 
     chosen = listed_routes(choice, listed, graph)
     revenue = sum(r.revenue for r in chosen)
     bound = max(revenue, bound, missed or 0)
-    stats = {"cpsat_status": solver.StatusName(code), "branches": solver.NumBranches(),
-             "routes_packed": sum(len(lits) for lits in literals)}
+    stats = {
+        "cpsat_status": solver.StatusName(code),
+        "branches": solver.NumBranches(),
+        "routes_packed": sum(len(lits) for lits in literals),
+    }
     return "optimal" if bound == revenue else "feasible", chosen, bound, stats
 
 
-def _most_promising(useful: list[np.ndarray], listed: list[TrainRoutes], best: list[int],
-                    size_for: float | None) -> tuple[list[np.ndarray], int | None]:
+def _most_promising(
+    useful: list[np.ndarray], listed: list[TrainRoutes], best: list[int], size_for: float | None
+) -> tuple[list[np.ndarray], int | None]:
     """The useful rows cut to what a ``size_for`` seconds limit affords, and
     the most a route set using a left-out route earns (None: none left out)."""
     cap = None if size_for is None else max(MIN_PACKED, int(PACKED_PER_SECOND * size_for))
@@ -134,7 +141,7 @@ def _most_promising(useful: list[np.ndarray], listed: list[TrainRoutes], best: l
     keep[np.argpartition(loss, cap - 1)[:cap]] = True
     kept, missed, at = [], 0, 0
     for t, rows in enumerate(useful):
-        mine = keep[at:at + len(rows)]
+        mine = keep[at : at + len(rows)]
         at += len(rows)
         kept.append(rows[mine])
         if not mine.all():
@@ -142,8 +149,13 @@ def _most_promising(useful: list[np.ndarray], listed: list[TrainRoutes], best: l
     return kept, missed
 
 
-def solve_packing(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None,
-                  route_limit: int | None = None) -> dict:
+def solve_packing(
+    position: Position,
+    graph: TrackGraph | None = None,
+    *,
+    time_limit: float | None = None,
+    route_limit: int | None = None,
+) -> dict:
     """Enumerate every train's routes, then pack them with CP-SAT."""
     require_route_engine(position.rules)
     clock = Clock(time_limit, None)
@@ -157,7 +169,15 @@ def solve_packing(position: Position, graph: TrackGraph | None = None, *, time_l
     if not all(found.complete for found in per_train):
         # A limit cut the enumeration: the packing's optimum bounds only the listed routes.
         status, bound = "feasible", max(sum(found.upper for found in per_train), bound)
-    return answer(graph, tables, routes, solver="packing", status=status, bound=bound,
-                  routes_enumerated=sum(found.enumerated for found in per_train),
-                  routes_kept=sum(len(found.revenue) for found in per_train), **stats,
-                  seconds=clock.seconds())
+    return answer(
+        graph,
+        tables,
+        routes,
+        solver="packing",
+        status=status,
+        bound=bound,
+        routes_enumerated=sum(found.enumerated for found in per_train),
+        routes_kept=sum(len(found.revenue) for found in per_train),
+        **stats,
+        seconds=clock.seconds(),
+    )

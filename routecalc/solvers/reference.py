@@ -92,8 +92,9 @@ def enumerate_routes(graph: TrackGraph, table: TrainTable, deadline: float = mat
     return found, finished
 
 
-def best_combination(per_train: list[list[Route]], graph: TrackGraph, deadline: float = math.inf
-                     ) -> tuple[list[Route], int, bool]:
+def best_combination(
+    per_train: list[list[Route]], graph: TrackGraph, deadline: float = math.inf
+) -> tuple[list[Route], int, bool]:
     """Best track-disjoint choice of one route or none per train; returns
     (routes, nodes searched, whether the search finished before ``deadline``)."""
     lists = [sorted(rs, key=lambda r: -r.revenue) for rs in per_train]
@@ -129,8 +130,7 @@ def best_combination(per_train: list[list[Route]], graph: TrackGraph, deadline: 
     return best[1], nodes, finished
 
 
-def solve_reference(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None
-                    ) -> dict:
+def solve_reference(position: Position, graph: TrackGraph | None = None, *, time_limit: float | None = None) -> dict:
     """Best routes by exhaustive listing; exact unless ``time_limit`` stops it."""
     require_route_engine(position.rules)
     started = time.perf_counter()
@@ -152,6 +152,14 @@ def solve_reference(position: Position, graph: TrackGraph | None = None, *, time
     chosen, nodes, finished = best_combination(per_train, graph, deadline)
     revenue = sum(r.revenue for r in chosen)
     bound = revenue if complete and finished else max(most, revenue)
-    return answer(graph, tables, chosen, solver="reference", status="optimal" if bound == revenue else "feasible",
-                  bound=bound, routes_enumerated=sum(len(r) for r in per_train), nodes=nodes,
-                  seconds=round(time.perf_counter() - started, 4))
+    return answer(
+        graph,
+        tables,
+        chosen,
+        solver="reference",
+        status="optimal" if bound == revenue else "feasible",
+        bound=bound,
+        routes_enumerated=sum(len(r) for r in per_train),
+        nodes=nodes,
+        seconds=round(time.perf_counter() - started, 4),
+    )

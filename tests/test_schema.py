@@ -1,0 +1,213 @@
+"""The JSON Schemas: shipped files current, every bundled position and every
+answer form valid, and the schema agreeing with the engine where they could
+part (a position the schema accepts, the engine reads; one it refuses, the
+engine refuses)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from conftest import CORPUS, ROOT
+from fastapi.testclient import TestClient
+from jsonschema import Draft202012Validator
+from pydantic import ValidationError
+
+from routecalc import api, load_position
+from routecalc.cli import main as cli_main
+from routecalc.errors import PositionError
+from routecalc.schema import NAMES, generated
+from routecalc.schemas import schema_text
+from service import schemas as service_schemas
+from service.app import Settings, create_app
+
+FIXTURES = ROOT / "fixtures"
+POSITION = Draft202012Validator(json.loads(schema_text("position")))
+ANSWER = Draft202012Validator(json.loads(schema_text("answer")))
+
+
+def fixture(name: str) -> dict:
+    data = json.loads((FIXTURES / name).read_text())
+    return data.get("position", data)
+
+
+def errors(validator: Draft202012Validator, instance: object) -> list[str]:
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}"[:300] for e in validator.iter_errors(instance)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_shipped_schema_is_what_the_models_generate(name):
+    assert schema_text(name) == generated(name), f"run: python -m routecalc.schema ({name} is stale)"
+
+
+def test_schemas_are_valid_json_schemas():
+    for name in NAMES:
+        Draft202012Validator.check_schema(json.loads(schema_text(name)))
+
+
+def test_every_fixture_fits_the_schema():
+    files = sorted(FIXTURES.glob("*.json")) + sorted((FIXTURES / "maps").glob("*.json"))
+    games = set()
+    for path in files:
+        data = json.loads(path.read_text())
+        position = data.get("position", data)
+        games.add(position["game"])
+        assert not errors(POSITION, position), (path, errors(POSITION, position)[:3])
+    assert games == {"generic", "18Lilliput", "18C2C-D", "18XS", "18Cuba"}
+
+
+def test_every_corpus_position_fits_the_schema():
+    """Each position against its game's branch of the schema (the branch the schema's own
+    discriminator picks: the others refuse it by ``game`` alone), twice as fast as the whole."""
+    schema = json.loads(schema_text("position"))
+    branch = {
+        game: Draft202012Validator({"$ref": ref, "$defs": schema["$defs"]})
+        for game, ref in schema["discriminator"]["mapping"].items()
+    }
+    files = sorted(CORPUS.rglob("*.json"))
+    assert len(files) == 500
+    for path in files:
+        position = json.loads(path.read_text())["position"]
+        assert not errors(branch[position["game"]], position), (path, errors(branch[position["game"]], position)[:3])
+
+
+def answer_fits(answer: dict) -> dict:
+    assert not errors(ANSWER, answer), errors(ANSWER, answer)[:3]
+    return answer
+
+
+def first_corpus(game_dir: str) -> dict:
+    return json.loads(next(iter(sorted((CORPUS / game_dir).rglob("*.json")))).read_text())
+
+
+def test_every_answer_form_fits_the_answer_schema():
+    generic = answer_fits(api.solve(first_corpus("generic/1830"), "reference", time_limit=20))
+    assert generic["routes"] and "parts" not in generic
+    ireland = answer_fits(api.solve(first_corpus("18Ireland"), time_limit=20))
+    assert ireland["routes"]
+    lilliput = answer_fits(api.solve(fixture("lilliput-mildendo-ring.json"), time_limit=20))
+    assert lilliput["revenue"] == 290
+    c2c = answer_fits(api.solve(fixture("c2c-d-destination.json"), time_limit=20))
+    assert c2c["connect"]["possible"] is True
+    xs = answer_fits(api.solve(fixture("xs-small.json"), time_limit=20))
+    assert xs["plan"] and "routes" not in xs
+    cuba = answer_fits(api.solve(fixture("cuba-small.json"), time_limit=20))
+    assert cuba["parts"] and cuba["sugar"]["cubes"] == 2
+    fc = fixture("cuba-small.json")
+    fc["company"], fc["trains"] = "FC", ["2"]
+    fc.get("options", {}).pop("machines", None)
+    assert answer_fits(api.solve(fc))["fc_income"]["range"] == 2
+
+
+def test_the_schema_refuses_what_it_should():
+    """The answer schema is strict: a key it does not describe is an error, not a pass."""
+    answer = api.solve(fixture("lilliput-mildendo-ring.json"))
+    assert not errors(ANSWER, answer)
+    assert errors(ANSWER, {**answer, "surprise": 1})
+    assert errors(ANSWER, {**answer, "status": "good"})
+
+
+def engine_accepts(position: dict) -> bool:
+    try:
+        load_position(position)
+    except PositionError:
+        return False
+    return True
+
+
+def agree(position: dict) -> bool:
+    """Schema and engine give the same verdict on ``position``; returns it."""
+    by_schema = not errors(POSITION, position)
+    assert by_schema == engine_accepts(position), (by_schema, errors(POSITION, position)[:2])
+    return by_schema
+
+
+def changed(name: str, **keys) -> dict:
+    position = copy.deepcopy(fixture(name))
+    position.update(keys)
+    return position
+
+
+@pytest.mark.parametrize(
+    "name, company_null_ok",
+    [
+        ("1830-late.json", False),
+        ("lilliput-mildendo-ring.json", False),
+        ("c2c-d-destination.json", False),
+        ("cuba-small.json", False),
+        ("xs-small.json", True),
+    ],
+)
+def test_company_null_only_where_the_game_has_no_companies(name, company_null_ok):
+    assert agree(changed(name, company=None)) is company_null_ok
+
+
+@pytest.mark.parametrize("name", ["1830-late.json", "xs-small.json", "cuba-small.json"])
+def test_options_null_means_none_for_both(name):
+    assert agree(changed(name, options=None)) is True
+
+
+def test_schema_and_engine_agree_on_optional_keys_that_are_never_null():
+    c2c = changed("c2c-d-destination.json")
+    c2c["options"]["connect"] = None
+    assert agree(c2c) is False
+    assert agree(changed("1830-late.json", trains=[{"name": "4", "distance": None}])) is False
+    assert agree(changed("1830-late.json", trains=[{"name": "4", "price": 300, "rusts_on": "D"}])) is True
+    assert agree(changed("1830-late.json", axes={"x": "letter", "y": "letter"})) is False
+    assert agree(changed("1830-late.json", axes=None)) is True
+    assert agree(changed("xs-small.json", trains=["2"])) is False
+    assert agree(changed("1830-late.json", surprise=1)) is False
+
+
+def test_a_route_without_nodes_is_refused_by_both():
+    position = fixture("1830-late.json")
+    request = {"position": position, "routes": [{"train": "4"}]}
+    assert service_schemas.ValidateRequest.model_json_schema()  # the OpenAPI model builds
+    with pytest.raises(ValidationError):
+        service_schemas.ValidateRequest.model_validate(request)
+    with pytest.raises(PositionError, match="nodes"):
+        api.validate(position, request["routes"])
+
+
+def test_an_18xs_proposal_fits_the_request_schema():
+    position = fixture("xs-small.json")
+    plan = api.solve(position)["plan"]
+    for routes in (plan, {"transports": plan}):
+        service_schemas.ValidateRequest.model_validate({"position": position, "routes": routes})
+        assert api.validate(position, routes)["revenue"] == sum(t["income"] for t in plan)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(Settings(max_time_limit=5.0))) as c:
+        yield c
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_service_serves_the_shipped_schemas(client, name):
+    response = client.get(f"/v1/schema/{name}")
+    assert response.status_code == 200
+    assert response.json() == json.loads(schema_text(name))
+    assert client.get("/v1/schema/nothing").status_code == 422
+
+
+def test_service_answers_fit_the_answer_schema(client):
+    response = client.post("/v1/solve", json=fixture("cuba-small.json"))
+    assert response.status_code == 200
+    body = response.json()
+    service_schemas.Answer.model_validate(body)
+    assert not errors(ANSWER, {k: v for k, v in body.items() if k not in ("elapsed", "time_limit")})
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cli_prints_the_schema(capsys, name):
+    assert cli_main(["schema", name]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(schema_text(name))
+
+
+def test_cli_version(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.startswith("routecalc ")
