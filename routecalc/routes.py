@@ -49,13 +49,16 @@ def answer(
     routes: list[Route],
     *,
     solver: str,
-    status: str = "optimal",
+    status: str | None = None,
     bound: int | None = None,
     **stats,
 ) -> dict:
-    """The optimiser's answer in the spec's form, routes in train order."""
+    """The optimiser's answer in the spec's form, routes in train order.
+    Without a ``status``, the answer is optimal exactly when it reaches its bound."""
     routes = sorted(routes, key=lambda r: r.train)
     revenue = sum(r.revenue for r in routes)
+    if status is None:
+        status = "optimal" if bound is None or bound == revenue else "feasible"
     return {
         "company": graph.position.company,
         "revenue": int(revenue),

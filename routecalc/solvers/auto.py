@@ -108,7 +108,6 @@ def solve_auto(
             tables,
             routes,
             solver="fast",
-            status="optimal" if bound == revenue else "feasible",
             bound=bound,
             **stats,
             seconds=round(time.perf_counter() - started, 4),

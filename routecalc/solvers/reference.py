@@ -157,7 +157,6 @@ def solve_reference(position: Position, graph: TrackGraph | None = None, *, time
         tables,
         chosen,
         solver="reference",
-        status="optimal" if bound == revenue else "feasible",
         bound=bound,
         routes_enumerated=sum(len(r) for r in per_train),
         nodes=nodes,
