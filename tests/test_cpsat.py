@@ -19,7 +19,7 @@ from conftest import CORPUS
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.scoring import train_tables
-from routecalc.solvers.cpsat import PathModel, candidate_stops, solve_cpsat
+from routecalc.solvers.cpsat import PathModel, candidate_stops, maxima_together, solve_cpsat
 from routecalc.solvers.fast import solve_fast
 from routecalc.validate import RouteSetValidator
 
@@ -209,6 +209,36 @@ def test_a_seeded_model_starts_from_the_seed():
     capped.at_most(60)
     status, routes, bound, _ = capped.solve()
     assert (status, sum(r.revenue for r in routes), bound) == ("optimal", 50, 50)
+
+
+def test_the_maxima_reached_together_or_shown_out_of_reach():
+    # two 2-trains, token on the 30: each alone runs 30+40 = 70, but not both (one track)
+    board = line_board(city(20), city(30), city(40), trains=["2", "2"], token_at=1)
+    graph = compile_position(load_position(board))
+    tables = train_tables(graph)
+    assert maxima_together(graph, tables, {0: 70, 1: 70}, 10.0) == ("infeasible", [])
+    status, routes = maxima_together(graph, tables, {0: 70, 1: 50}, 10.0)
+    assert status == "optimal"
+    assert sorted(r.revenue for r in routes) == [50, 70]
+
+
+@pytest.mark.parametrize(
+    ("fixture", "caps", "expected"),
+    [
+        # the single-train maxima (proven by CP-SAT alone) are earned together: 810 is the optimum
+        ("stress-1867-towns", {0: 360, 1: 450}, "optimal"),
+        # 430 + 700 is out of reach (the optimum is 1040)
+        ("stress-express", {0: 430, 1: 700}, "infeasible"),
+    ],
+)
+def test_the_maxima_together_on_stress_positions(fixture, caps, expected):
+    position_ = load_position(json.loads((ROOT / "fixtures" / f"{fixture}.json").read_text()))
+    graph = compile_position(position_)
+    status, routes = maxima_together(graph, train_tables(graph), caps, 10.0)
+    assert status == expected
+    if routes:
+        checked = RouteSetValidator(position_).validate([r.to_json(graph, train_tables(graph)[r.train]) for r in routes])
+        assert checked["revenue"] == sum(caps.values())
 
 
 def test_time_limit_gives_a_feasible_answer_with_a_true_bound():
