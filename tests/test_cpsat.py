@@ -237,7 +237,9 @@ def test_the_maxima_together_on_stress_positions(fixture, caps, expected):
     status, routes = maxima_together(graph, train_tables(graph), caps, 10.0)
     assert status == expected
     if routes:
-        checked = RouteSetValidator(position_).validate([r.to_json(graph, train_tables(graph)[r.train]) for r in routes])
+        checked = RouteSetValidator(position_).validate(
+            [r.to_json(graph, train_tables(graph)[r.train]) for r in routes]
+        )
         assert checked["revenue"] == sum(caps.values())
 
 
