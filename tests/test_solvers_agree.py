@@ -90,6 +90,32 @@ CHOICE_TRAINS = st.sampled_from(
 )
 
 
+#: trains as long as the board: the stress positions' diesels, 8E and 1867 8
+LONG_TRAINS = st.sampled_from(
+    [
+        "D",
+        "8E",
+        {
+            "name": "8F",
+            "fill": True,
+            "distance": [
+                {"nodes": ["city", "offboard"], "pay": 8, "visit": 8},
+                {"nodes": ["town"], "pay": 0, "visit": 99},
+            ],
+        },
+    ]
+)
+
+
+@st.composite
+def long_train_positions(draw) -> dict:
+    """A random position with two long trains before its own (CP-SAT then
+    asks whether their single-train maxima are earned together)."""
+    position = draw(positions(max_trains=1))
+    position["trains"] = [draw(LONG_TRAINS), draw(LONG_TRAINS)] + position["trains"]
+    return position
+
+
 @st.composite
 def express_positions(draw) -> dict:
     """A random position whose first train is an express or multiplier train."""
@@ -141,6 +167,12 @@ def test_solvers_agree_on_random_boards(position_json):
 @settings(AGREE, max_examples=150)
 @given(express_positions())
 def test_solvers_agree_with_express_and_multiplier_trains(position_json):
+    check_agreement(position_json)
+
+
+@settings(AGREE, max_examples=80)
+@given(long_train_positions())
+def test_solvers_agree_with_long_trains(position_json):
     check_agreement(position_json)
 
 
