@@ -78,14 +78,22 @@ class State:
     firsts: tuple[tuple[int, int], ...] = field(compare=False, hash=False, default=())
 
 
+#: The step of a plan in chain order (see :class:`PlanSearch`): any transport
+#: (``FREE``); after a relay of a cube to ``(node, colour)``, a move of such a
+#: cube or the first transport of the relays that end the plan; there, relays only (``TRAILING``).
+Step = Cube | str | None
+FREE: Step = None
+TRAILING: Step = "trailing"
+
+
 class Entry(NamedTuple):
     """What the search knows of a state: its exact value (and the first
-    transport of a best plan, and the state after it), or an upper bound."""
+    transport of a best plan, and the state and step after it), or an upper bound."""
 
     value: int
     exact: bool
     move: Move | None = None
-    after: State | None = None
+    after: tuple[State, Step] | None = None
 
 
 class Relaxed:
@@ -225,11 +233,32 @@ class Relaxed:
                 deliveries += 1
                 total += v
                 by_city = max(by_city, total + (actions - deliveries) * relay_move)
+        return min(by_cube, by_city) + self.cards_add(state, actions)
+
+    def relays_bound(self, state: State, actions: int) -> int:
+        """The most ``actions`` more transports can earn from ``state`` when
+        all of them are relays (the plan's closing relays in chain order)."""
+        first = max((self.to_relay[node] for node, _ in state.cubes), default=0)
+        if not first:
+            return 0
+        return actions * max(first, self.relay_to_relay) + self.cards_add(state, actions)
+
+    def cards_add(self, state: State, actions: int) -> int:
+        """The most the bid cards held can add to ``actions`` transports."""
         held = sorted(
             (gain for gain, count in zip(self.card_gain, state.cards) for _ in range(min(count, actions)) if gain > 0),
             reverse=True,
         )
-        return min(by_cube, by_city) + sum(held[:actions])
+        return sum(held[:actions])
+
+
+def _next_step(step: Step, move: Move) -> Step:
+    """The step after ``move`` in chain order."""
+    if move.to_kind == "city":
+        return FREE
+    if step is FREE or step == move.cube:
+        return (move.to, move.cube[1])
+    return TRAILING
 
 
 def _pays(reach: Reach, to: int, kind: str, me: Player, card: str | None) -> int:
@@ -239,7 +268,21 @@ def _pays(reach: Reach, to: int, kind: str, me: Player, card: str | None) -> int
 
 
 class PlanSearch:
-    """The best plan of a turn, from its first state."""
+    """The best plan of a turn, from its first state, searched in chain order.
+
+    A relay (a transport to an LC or port) can always wait until just before
+    the next move of its cube, or until the end of the plan if the cube stays
+    there: later in the turn its walk is still allowed (serving cities only
+    lifts the passing rule), its destination still takes it and it pays the
+    same; the transports it waits past neither move that cube nor need it
+    where it went. So every plan has an equal in *chain order*: the moves of
+    each cube that ends in a city are consecutive (relays, then the
+    delivery), and the relays of the cubes that end at an LC or port come
+    last. The search only follows plans in chain order: after a relay, the
+    next transport moves that cube (or one of its colour on that node, the
+    same thing) or starts the closing relays; then only relays follow. That
+    leaves out the many states where a relayed cube waits while others move.
+    """
 
     def __init__(self, position: Position, clock):
         self.walks = XSSearch(position, clock)
@@ -255,7 +298,7 @@ class PlanSearch:
         self.start_bound = self.player.actions * self.top
         #: the relaxed bound, once :data:`RELAX_AFTER` states are expanded
         self.relaxed: Relaxed | None = None
-        self.memo: dict[tuple[State, int], Entry] = {}
+        self.memo: dict[tuple[State, int, Step], Entry] = {}
         self.expanded = 0
         self.best_income = 0
         self.best_plan: list[tuple[Move, State]] = []
@@ -271,12 +314,14 @@ class PlanSearch:
         )
         return self.relaxed
 
-    def bound(self, state: State, actions: int) -> int:
+    def bound(self, state: State, actions: int, step: Step = FREE) -> int:
         relaxed = self.relaxed
         if relaxed is None:
             if self.expanded < RELAX_AFTER:
                 return actions * self.top
             relaxed = self.prepare()
+        if step == TRAILING:
+            return relaxed.relays_bound(self.with_firsts(state), actions)
         return relaxed.bound(self.with_firsts(state), actions)
 
     def with_firsts(self, state: State) -> State:
@@ -337,30 +382,35 @@ class PlanSearch:
         assert reach is not None  # walked when not yet cached
         return reach
 
-    def moves(self, state: State) -> list[Move]:
-        """Every transport worth trying from ``state``, most paying first."""
+    def moves(self, state: State, step: Step = FREE) -> list[Move]:
+        """Every transport worth trying from ``state`` at ``step`` in chain order, most paying first."""
         out: list[Move] = []
         for cube in dict.fromkeys(state.cubes):
-            out.extend(self.reach(cube, state.served).moves(self.player, state.cards))
+            moves = self.reach(cube, state.served).moves(self.player, state.cards)
+            if step is FREE or step == cube:
+                out.extend(moves)
+            else:
+                out.extend(m for m in moves if m.to_kind != "city")
         out.sort(key=lambda m: -m.income)
         return out
 
-    def value(self, state: State, actions: int, floor: int) -> tuple[int, bool]:
-        """(v, True) where the best plan of ``actions`` more transports from
-        ``state`` earns v > ``floor``; else (u, False) with that best at most u <= floor.
+    def value(self, state: State, actions: int, floor: int, step: Step = FREE) -> tuple[int, bool]:
+        """(v, True) where the best plan in chain order of ``actions`` more
+        transports from ``state`` at ``step`` earns v > ``floor``; else (u,
+        False) with that best at most u <= floor.
 
         The floor rises to what the plan must earn to beat the best plan
         found; an improvement found below this state is this state's own
         exact value, so the floor need not rise again while searching it."""
         if actions == 0 or not state.cubes:
             return 0, True
-        key = (state, actions)
+        key = (state, actions, step)
         cut = max(floor, self.best_income - self._path_income)
         known = self.memo.get(key)
         if known is not None and (known.exact or known.value <= cut):
             return known.value, known.exact
         if known is None:
-            bound = self.bound(state, actions)
+            bound = self.bound(state, actions, step)
             if bound <= cut:
                 self.memo[key] = Entry(bound, False)
                 return bound, False
@@ -368,40 +418,41 @@ class PlanSearch:
         if self.expanded % CLOCK_EVERY == 0 and self.clock.out_of_time():
             raise OutOfTime
         best = Entry(0, True)
-        for move in self.moves(state):
+        for move in self.moves(state, step):
             threshold = max(cut, best.value)
             if move.income + (actions - 1) * self.top <= threshold:
                 break
             following = self.after(state, move)
+            onward = _next_step(step, move)
             self._path.append((move, state))
             self._path_income += move.income
-            rest, exact = self.value(following, actions - 1, threshold - move.income)
+            rest, exact = self.value(following, actions - 1, threshold - move.income, onward)
             self._path_income -= move.income
             self._path.pop()
             if exact and move.income + rest > best.value:
-                best = Entry(move.income + rest, True, move, following)
+                best = Entry(move.income + rest, True, move, (following, onward))
         if best.value <= cut:
             self.memo[key] = Entry(cut if known is None else min(cut, known.value), False)
             return self.memo[key].value, False
         self.memo[key] = best
-        self._offer(state, actions)
+        self._offer(key)
         return best.value, True
 
-    def _offer(self, state: State, actions: int) -> None:
-        """A best plan from ``state`` after the current path: the incumbent if it pays more."""
-        total = self._path_income + self.memo[(state, actions)].value
+    def _offer(self, key: tuple[State, int, Step]) -> None:
+        """A best plan from ``key`` after the current path: the incumbent if it pays more."""
+        total = self._path_income + self.memo[key].value
         if total > self.best_income:
             self.best_income = total
-            self.best_plan = list(self._path) + self.plan_from(state, actions)
+            self.best_plan = list(self._path) + self.plan_from(*key)
 
-    def plan_from(self, state: State, actions: int) -> list[tuple[Move, State]]:
+    def plan_from(self, state: State, actions: int, step: Step = FREE) -> list[tuple[Move, State]]:
         """The best plan from a state of exact value: each transport with the state it starts from."""
         out = []
-        entry = self.memo.get((state, actions))
+        entry = self.memo.get((state, actions, step))
         while entry is not None and entry.move is not None and entry.after is not None:
             out.append((entry.move, state))
-            state, actions = entry.after, actions - 1
-            entry = self.memo.get((state, actions))
+            (state, step), actions = entry.after, actions - 1
+            entry = self.memo.get((state, actions, step))
         return out
 
     def to_json(self, move: Move, state: State) -> dict:
