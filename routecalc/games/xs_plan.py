@@ -382,17 +382,75 @@ class PlanSearch:
         assert reach is not None  # walked when not yet cached
         return reach
 
-    def moves(self, state: State, step: Step = FREE) -> list[Move]:
-        """Every transport worth trying from ``state`` at ``step`` in chain order, most paying first."""
+    def moves(self, state: State, step: Step = FREE, closing: bool = True) -> list[Move]:
+        """Every transport worth trying from ``state`` at ``step`` in chain
+        order, most paying first; the closing relays only if ``closing``."""
         out: list[Move] = []
         for cube in dict.fromkeys(state.cubes):
             moves = self.reach(cube, state.served).moves(self.player, state.cards)
             if step is FREE or step == cube:
                 out.extend(moves)
-            else:
+            elif closing:
                 out.extend(m for m in moves if m.to_kind != "city")
         out.sort(key=lambda m: -m.income)
         return out
+
+    def after_bound(
+        self, state: State, actions: int, move: Move, onward: Step, others: dict[tuple[Cube, int], int]
+    ) -> int:
+        """An upper bound on what ``actions`` transports earn after ``move``
+        from ``state``, found without building the state after it (most moves
+        of an expanded state go no further than this). ``others`` keeps the
+        bounds of the plans without the moved cube, per action count.
+
+        After a delivery, the other cubes earn no more than they would with
+        the city unserved. After a relay to an LC or port, the plan either
+        closes with relays, or that cube moves on at once, under the passing
+        rule of *this* state (nothing is served in between): a delivery paying
+        at most its best delivery from there, or more relays, each paying at
+        most the most any relay pays, then a delivery paying at most the best
+        from any LC or port."""
+        relaxed = self.relaxed
+        if relaxed is None:
+            return actions * self.top
+        if actions == 0:
+            return 0
+        cube = move.cube
+        state = self.with_firsts(state)
+
+        def rest(count: int) -> int:
+            if (cube, count) not in others:
+                i = state.cubes.index(cube)
+                without = State(
+                    state.cubes[:i] + state.cubes[i + 1 :],
+                    state.served,
+                    state.cards,
+                    state.firsts[:i] + state.firsts[i + 1 :],
+                )
+                others[(cube, count)] = relaxed.bound(without, count) if count > 0 else 0
+            return others[(cube, count)]
+
+        if move.to_kind == "city":
+            return rest(actions)
+        closing = relaxed.relays_bound(state, actions)
+        if onward == TRAILING:
+            return closing
+        moved = (move.to, cube[1])
+        onward_moves = self.reach(moved, state.served).moves(self.player, state.cards)
+        deliver = max((m.income for m in onward_moves if m.to_kind == "city"), default=0)
+        relay = max((m.income for m in onward_moves if m.to_kind != "city"), default=0)
+        out = closing
+        if deliver:
+            out = max(out, deliver + rest(actions - 1))
+        if relay and actions >= 2:
+            last = relaxed.best(relaxed.from_relays(cube[1]), state.served)[0]
+            middle = (actions - 2) * relaxed.relay_to_relay
+            out = max(out, relay + middle + last + rest(actions - 2) + relaxed.cards_add(state, actions))
+        return out
+
+    def _closing_worth(self, state: State, actions: int, cut: int) -> bool:
+        """Whether closing relays alone might earn more than ``cut``."""
+        return self.relaxed is None or self.relaxed.relays_bound(self.with_firsts(state), actions) > cut
 
     def value(self, state: State, actions: int, floor: int, step: Step = FREE) -> tuple[int, bool]:
         """(v, True) where the best plan in chain order of ``actions`` more
@@ -418,12 +476,15 @@ class PlanSearch:
         if self.expanded % CLOCK_EVERY == 0 and self.clock.out_of_time():
             raise OutOfTime
         best = Entry(0, True)
-        for move in self.moves(state, step):
+        others: dict[tuple[Cube, int], int] = {}
+        for move in self.moves(state, step, closing=self._closing_worth(state, actions, cut)):
             threshold = max(cut, best.value)
             if move.income + (actions - 1) * self.top <= threshold:
                 break
-            following = self.after(state, move)
             onward = _next_step(step, move)
+            if move.income + self.after_bound(state, actions - 1, move, onward, others) <= threshold:
+                continue
+            following = self.after(state, move)
             self._path.append((move, state))
             self._path_income += move.income
             rest, exact = self.value(following, actions - 1, threshold - move.income, onward)
