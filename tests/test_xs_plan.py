@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from routecalc.api import solve, validate
 from routecalc.cli import DEFAULT_TIME_LIMIT, build_parser, main
 from routecalc.games.xs import solve_xs
+from routecalc.games import xs_plan
 from routecalc.games.xs_plan import PlanSearch, solve_plan
 from routecalc.limits import Limits
 from routecalc.model import load_position
@@ -136,6 +137,39 @@ def test_the_bound_is_never_below_the_best_plan(data):
             Limits(),
         )
         assert search.bound(search.start, actions) >= fewer["revenue"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards(max_cubes=5), st.data())
+def test_the_walk_tables_give_the_references_transports(data, draw):
+    """For every cube and any set of cities served during the turn, the
+    transports the walk tables filter equal those the reference walks."""
+    position = load_position(data)
+    search = PlanSearch(position, Clock(None, None))
+    cities = [i for i, n in enumerate(position.nodes) if n.type == "city" and n.kind is None]
+    served = frozenset(draw.draw(st.lists(st.sampled_from(cities), unique=True)) if cities else [])
+    me = search.player
+    for cube in dict.fromkeys(search.start.cubes):
+        assert search.table is not None
+        table = search.table.reach(cube, served)
+        reference = search.walks.reach(cube[0], cube[1], served)
+        assert reference is not None
+        key = lambda m: (m.to, m.card, m.distance, m.income)  # noqa: E731
+        assert sorted(table.moves(me, me.cards), key=key) == sorted(reference.moves(me, me.cards), key=key)
+        for move in table.moves(me, me.cards):
+            cells = table.walks[(move.to, move.distance)]
+            assert cells[0] == position.nodes[cube[0]].cell and len(cells) == move.distance + 1
+
+
+def test_walk_tables_too_large_fall_back_to_the_references_walks(monkeypatch):
+    """Past its step budget the walk table gives way to the reference's walks
+    per served set, mid-search: the same plan income, the tables dropped."""
+    data = fixture("xs-seed-size-2", actions=5)
+    full = solve_plan(load_position(data), Limits())
+    monkeypatch.setattr(xs_plan, "TABLE_STEPS", 50)
+    search = PlanSearch(load_position(data), Clock(None, None))
+    assert search.value(search.start, 5, -1) == (full["revenue"], True)
+    assert search.table is None and 50 < search.table_steps <= 51
 
 
 def test_a_state_does_not_depend_on_the_order_of_its_transports():

@@ -48,6 +48,7 @@ from ..rules.xs import (
     CARDS,
     DESTINATION_KINDS,
     WHITE,
+    destination_kind,
     Player,
     TurnState,
     income,
@@ -60,6 +61,11 @@ from .xs import Layer, Move, OutOfTime, Reach, XSSearch
 
 #: States expanded between two looks at the clock.
 CLOCK_EVERY = 16
+#: Walk-table steps between two looks at the clock.
+CLOCK_STEPS = 2048
+#: Walk steps the walk tables may take in one search; past them the search
+#: walks again for each set of served cities, as the reference does.
+TABLE_STEPS = 100_000
 #: States expanded with the plain bound (actions times the best transport
 #: income) before the relaxed bound is worth its walks; short plans never need it.
 RELAX_AFTER = 16
@@ -94,6 +100,116 @@ class Entry(NamedTuple):
     exact: bool
     move: Move | None = None
     after: tuple[State, Step] | None = None
+
+class TooManyWalks(Exception):
+    """The walk tables would take more than :data:`TABLE_STEPS` steps."""
+
+
+class WalkTable:
+    """Every walk of a cube up to the longest distance a held card allows,
+    found once, with the cities it passes that would accept the cube.
+
+    The passing rule forbids a walk exactly while one of those cities is
+    unserved; serving cities during the turn only lifts it. So a cube's
+    transports in any state are its walks whose passed cities are all served
+    and whose destination is not: a filter, where the reference walks again
+    for every new set of served cities. A walk search that would pass
+    :data:`TABLE_STEPS` steps raises :class:`TooManyWalks`.
+    """
+
+    def __init__(self, walks: XSSearch, limit: int):
+        self.trails = walks.trails
+        self.clock = walks.clock
+        self.limit = limit
+        self.steps = 0
+        nodes = walks.position.nodes
+        self._accepting: dict[str, frozenset[int]] = {}
+        self._kinds: dict[str, dict[int, str]] = {}
+        for color in {WHITE, *(good for n in nodes for good in n.goods)}:
+            kinds = {i: kind for i, n in enumerate(nodes) if (kind := destination_kind(n, color, frozenset(), i))}
+            self._kinds[color] = kinds
+            self._accepting[color] = frozenset(i for i, kind in kinds.items() if kind == "city")
+        trails = self.trails
+        self._hops = {
+            p: [(trails.node_entry(q), trails.node_cell[q]) for q in trails.ports if trails.node_cell[q] != trails.node_cell[p]]
+            for p in trails.ports
+        }
+        #: per cube: destination -> passed cities (a bit per node) -> distance -> cells
+        self._walks: dict[Cube, dict[int, dict[int, dict[int, list[str]]]]] = {}
+        self._reach: dict[tuple[Cube, frozenset[int]], Reach] = {}
+
+    def reach(self, cube: Cube, served: frozenset[int]) -> Reach:
+        """The transports of ``cube`` with ``served`` served, as the reference's walks give them."""
+        color = cube[1]
+        relevant = served & self._accepting[color]
+        key = (cube, relevant)
+        if key not in self._reach:
+            if cube not in self._walks:
+                self._walks[cube] = self._walk(cube)
+            allowed = sum(1 << n for n in relevant)
+            kinds = self._kinds[color]
+            reach = Reach(cube, {n: kind for n, kind in kinds.items() if n not in relevant})
+            for to, by_passed in self._walks[cube].items():
+                if to in relevant:
+                    continue
+                for passed, by_distance in by_passed.items():
+                    if passed & ~allowed:
+                        continue
+                    for d, cells in by_distance.items():
+                        bits = reach.distances.get(to, 0)
+                        if not bits >> d & 1:
+                            reach.distances[to] = bits | 1 << d
+                            reach.walks[(to, d)] = cells
+            self._reach[key] = reach
+        return self._reach[key]
+
+    def _walk(self, cube: Cube) -> dict[int, dict[int, dict[int, list[str]]]]:
+        """Every simple walk from the cube's node up to :attr:`limit` cells."""
+        trails, limit = self.trails, self.limit
+        node, color = cube
+        accepting, kinds, hops = self._accepting[color], self._kinds[color], self._hops
+        out: dict[int, dict[int, dict[int, list[str]]]] = {}
+        visited = [False] * len(trails.cell_ids)
+        cells: list[str] = []
+        cell_ids = trails.cell_ids
+        masks: dict[tuple[int, ...], int] = {}
+
+        def mask(passed: tuple[int, ...]) -> int:
+            if passed not in masks:
+                masks[passed] = sum(1 << n for n in passed if n in accepting)
+            return masks[passed]
+
+        def arrive(n: int, d: int, passed: int) -> None:
+            if d and n in kinds:
+                by_distance = out.setdefault(n, {}).setdefault(passed, {})
+                if d not in by_distance:
+                    by_distance[d] = list(cells)
+            if d < limit:
+                for entry, c in hops.get(n, ()):
+                    if not visited[c]:
+                        enter(entry, c, d + 1, passed, trails.entry_node(entry))
+
+        def enter(entry: int, c: int, d: int, passed: int, at: int | None = None) -> None:
+            self.steps += 1
+            if self.steps > TABLE_STEPS:
+                raise TooManyWalks
+            if self.steps % CLOCK_STEPS == 0 and self.clock.out_of_time():
+                raise OutOfTime
+            visited[c] = True
+            cells.append(cell_ids[c])
+            if at is not None:
+                arrive(at, d, passed)
+            for n, on_the_way in trails.stops[entry]:
+                arrive(n, d, passed | mask(on_the_way))
+            if d < limit:
+                for e, c2, on_the_way in trails.exits[entry]:
+                    if not visited[c2]:
+                        enter(e, c2, d + 1, passed | mask(on_the_way))
+            cells.pop()
+            visited[c] = False
+
+        enter(trails.node_entry(node), trails.node_cell[node], 0, 0, node)
+        return out
 
 
 class Relaxed:
@@ -286,6 +402,9 @@ class PlanSearch:
 
     def __init__(self, position: Position, clock):
         self.walks = XSSearch(position, clock)
+        self.table: WalkTable | None = WalkTable(self.walks, max(self.walks.limits))
+        #: the steps of the walk tables (kept when they are dropped)
+        self.table_steps = 0
         self.clock = clock
         self.player: Player = player(position)
         self.nodes = position.nodes
@@ -377,7 +496,13 @@ class PlanSearch:
         return self.canonical(tuple(cubes), tuple(firsts), served, use_card(state.cards, move.card))
 
     def reach(self, cube: Cube, served: frozenset[int]) -> Reach:
-        """The reference's walks of ``cube``, ``served`` served."""
+        """The transports of ``cube``, ``served`` served: from the walk tables,
+        or the reference's walks once the tables have grown too large."""
+        if self.table is not None:
+            try:
+                return self.table.reach(cube, served)
+            except TooManyWalks:
+                self.table_steps, self.table = self.table.steps, None
         reach = self.walks.reach(cube[0], cube[1], served)
         assert reach is not None  # walked when not yet cached
         return reach
@@ -561,7 +686,7 @@ def solve_plan(position: Position, limits: Limits) -> dict:
         "actions": actions,
         "solver": "18XS",
         "stats": {
-            "walk_steps": search.walks.steps,
+            "walk_steps": search.walks.steps + (search.table.steps if search.table else search.table_steps),
             "states": len(search.memo),
             "expanded": search.expanded,
             "seconds": clock.seconds(),
