@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from routecalc.api import solve, validate
 from routecalc.cli import DEFAULT_TIME_LIMIT, build_parser, main
-from routecalc.games.xs import solve_xs
 from routecalc.games import xs_plan
+from routecalc.games.xs import solve_xs
 from routecalc.games.xs_plan import PlanSearch, solve_plan
 from routecalc.limits import Limits
 from routecalc.model import load_position

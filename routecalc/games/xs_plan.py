@@ -48,9 +48,9 @@ from ..rules.xs import (
     CARDS,
     DESTINATION_KINDS,
     WHITE,
-    destination_kind,
     Player,
     TurnState,
+    destination_kind,
     income,
     player,
     transport_json,
@@ -101,6 +101,7 @@ class Entry(NamedTuple):
     move: Move | None = None
     after: tuple[State, Step] | None = None
 
+
 class TooManyWalks(Exception):
     """The walk tables would take more than :data:`TABLE_STEPS` steps."""
 
@@ -131,7 +132,11 @@ class WalkTable:
             self._accepting[color] = frozenset(i for i, kind in kinds.items() if kind == "city")
         trails = self.trails
         self._hops = {
-            p: [(trails.node_entry(q), trails.node_cell[q]) for q in trails.ports if trails.node_cell[q] != trails.node_cell[p]]
+            p: [
+                (trails.node_entry(q), trails.node_cell[q])
+                for q in trails.ports
+                if trails.node_cell[q] != trails.node_cell[p]
+            ]
             for p in trails.ports
         }
         #: per cube: destination -> passed cities (a bit per node) -> distance -> cells
