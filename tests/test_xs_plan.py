@@ -208,33 +208,35 @@ def test_the_issues_three_lcs_board_against_the_reference(actions):
 
 
 def test_a_time_limit_holds_on_the_worst_board():
-    """The seed-size board the new search takes longest on (seconds, 8
-    actions): stopped after 0.2 s it answers the best plan found, feasible,
-    with a bound above the optimum (56, proven by the slow test below). The
-    elapsed-time checks are loose (a shared machine): a guard against a
+    """The seed-size board the new search takes longest on (about 0.6 s of
+    CPU, 8 actions): stopped after 0.1 s it answers the best plan found,
+    feasible, with a bound above the optimum (56, proven by the test below).
+    The elapsed-time checks are loose (a shared machine): a guard against a
     search that ignores its limit, not a speed test."""
     data = fixture("xs-seed-size-3", actions=8)
     started = time.process_time()
-    answer = solve(data, time_limit=0.2)
-    assert time.process_time() - started < 0.2 + 1.0
-    assert answer["status"] == "feasible" and answer["stats"]["seconds"] < 0.2 + 2.0
+    answer = solve(data, time_limit=0.1)
+    assert time.process_time() - started < 0.1 + 1.0
+    assert answer["status"] == "feasible" and answer["stats"]["seconds"] < 0.1 + 2.0
     assert 0 < answer["revenue"] <= 56 <= answer["bound"]
     assert validate(data, {"transports": answer["plan"]})["revenue"] == answer["revenue"]
 
 
-@pytest.mark.slow
-def test_the_worst_boards_optimum():
-    answer = solve(fixture("xs-seed-size-3", actions=8))
-    assert (answer["status"], answer["revenue"]) == ("optimal", 56)
-
-
 @pytest.mark.parametrize(
     "name, actions, revenue",
-    [("xs-mesh-5x5", 8, 28), ("xs-seed-size-1", 4, 11), ("xs-seed-size-3", 4, 34)],
+    [
+        ("xs-mesh-5x5", 8, 28),
+        ("xs-seed-size-1", 4, 11),
+        ("xs-seed-size-3", 4, 34),
+        ("xs-seed-size-1", 8, 21),
+        ("xs-seed-size-2", 8, 34),
+        ("xs-seed-size-3", 8, 56),
+    ],
 )
 def test_seed_size_boards(name, actions, revenue):
-    """Figures of the new search; the reference search agrees (4 actions) or stops
-    at its time limit below them (benchmarks/test_bench_xs.py)."""
+    """Figures of the new search, proven optimal; the reference search agrees
+    (4 actions) or stops at its time limit below them (8 actions:
+    benchmarks/test_bench_xs.py)."""
     answer = solve(fixture(name, actions=actions))
     assert (answer["status"], answer["revenue"], answer["bound"]) == (
         "optimal",

@@ -9,19 +9,31 @@ best plan from each state is searched once.
 - **States** are canonical: cubes that can never move again (no destination
   within reach even with every city passable) are left out, and so are
   served cities that no cube left can be delivered to or held up by (a
-  served pink city matters only to pink and white cubes). A state and the
-  actions left are the memo's key.
-- **Transports** come from the reference's walks: for a cube (node and
-  colour) and the served cities that matter to its colour, the longest walk
-  to each destination under each card, found once and shared by every state
-  that holds such a cube (identical cubes on one node share them too).
+  served pink city matters only to pink and white cubes). A state, the
+  actions left and the step in chain order are the memo's key.
+- **Chain order** (:class:`PlanSearch`): a relay can always wait until its
+  cube moves on, so the search only follows plans where each cube's moves
+  are consecutive and the relays of cubes that stay at an LC or port come
+  last. Relayed cubes never wait while others move, which was most of the
+  states searched.
+- **Transports** come from walk tables (:class:`WalkTable`): every walk of a
+  cube (node and colour), found once with the cities it passes that would
+  accept the cube; the transports of any state are the walks whose passed
+  cities are served, a filter shared by every state that holds such a cube
+  (identical cubes on one node share them too). Where the tables would grow
+  past :data:`TABLE_STEPS` walk steps, the reference's walks per set of
+  served cities take over.
 - **The bound** on what ``k`` more actions can earn (:class:`Relaxed`) counts
   each action as the first move of a cube (at most the best single transport
   of that cube, with every city passable and no city served after this
   state), or as a later move of a cube that went to an LC or port: from
   there, on to another LC or port, or one last move anywhere; and, counted
   by city, each delivery as going to a different unserved city. A state
-  whose bound cannot beat what is already known is not searched. Its walks
+  whose bound cannot beat what is already known is not searched, and most
+  transports are dropped before the state after them is built
+  (:meth:`PlanSearch.after_bound`): a delivery leaves the other cubes no
+  more than they had; a relayed cube moves on at once, so under this
+  state's passing rule. The relaxed bound's walks
   (from every node a cube may lie on) cost more than short plans take, so
   the search starts with the plain bound (the best transport income per
   action) and builds it after :data:`RELAX_AFTER` states.
