@@ -50,6 +50,7 @@ true bound: the bound of the start of the turn.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import NamedTuple
@@ -78,6 +79,8 @@ CLOCK_STEPS = 2048
 #: Walk steps the walk tables may take in one search; past them the search
 #: walks again for each set of served cities, as the reference does.
 TABLE_STEPS = 100_000
+#: State summaries :class:`Relaxed` keeps (those of the states being expanded).
+SUMMARIES = 64
 #: States expanded with the plain bound (actions times the best transport
 #: income) before the relaxed bound is worth its walks; short plans never need it.
 RELAX_AFTER = 16
@@ -284,6 +287,8 @@ class Relaxed:
                         into[to] = max(into.get(to, 0), v)
         self.into_city = sorted(((v, to) for to, v in into.items()), reverse=True)
         self._from_relays: dict[str, list[tuple[int, int]]] = {}
+        #: the states last summarised by :meth:`_summary`
+        self._summaries: dict[tuple[State, int], tuple[list[int], list[int], Counter[str], int]] = {}
 
     def accepts(self, to: int, color: str) -> bool:
         return self.kinds[to] != "city" or color == WHITE or self.nodes[to].color == color
@@ -368,6 +373,45 @@ class Relaxed:
                 by_city = max(by_city, total + (actions - deliveries) * relay_move)
         return min(by_cube, by_city) + self.cards_add(state, actions)
 
+    def bound_without(self, state: State, cube: Cube, actions: int) -> int:
+        """:meth:`bound` of ``state`` less one ``cube``. Most cubes of a state
+        change no term of the bound: not among its best firsts or relays, not
+        the last of their colour, with cubes enough left; those share the
+        bound of the whole state."""
+        summary = self._summary(state, actions)
+        firsts, relaying, colors, whole = summary
+        i = state.cubes.index(cube)
+        first, relay = state.firsts[i][0], self.to_relay[cube[0]]
+        if (
+            len(state.cubes) > actions
+            and len(firsts) > actions
+            and first <= firsts[actions]
+            and (not relay or (len(relaying) > max(actions // 2, 1) and relay <= relaying[max(actions // 2, 1)]))
+            and colors[cube[1]] > 1
+        ):
+            return whole
+        without = State(
+            state.cubes[:i] + state.cubes[i + 1 :],
+            state.served,
+            state.cards,
+            state.firsts[:i] + state.firsts[i + 1 :],
+        )
+        return self.bound(without, actions)
+
+    def _summary(self, state: State, actions: int) -> tuple[list[int], list[int], Counter[str], int]:
+        """The state's firsts and relay incomes, most first, its cubes per colour, and its bound."""
+        key = (state, actions)
+        if key not in self._summaries:
+            if len(self._summaries) >= SUMMARIES:
+                self._summaries.clear()
+            self._summaries[key] = (
+                sorted((v for v, _ in state.firsts), reverse=True),
+                sorted((r for node, _ in state.cubes if (r := self.to_relay[node])), reverse=True),
+                Counter(color for _, color in state.cubes),
+                self.bound(state, actions),
+            )
+        return self._summaries[key]
+
     def relays_bound(self, state: State, actions: int) -> int:
         """The most ``actions`` more transports can earn from ``state`` when
         all of them are relays (the plan's closing relays in chain order)."""
@@ -383,6 +427,54 @@ class Relaxed:
             reverse=True,
         )
         return sum(held[:actions])
+
+
+class Neighbourhood:
+    """What the bounds of the moves of one expanded state share: the bounds
+    of the plans without a cube, of closing relays, and the best onward
+    moves of a relayed cube."""
+
+    def __init__(self, search: PlanSearch, state: State):
+        self.search = search
+        self._state = state
+        self._rest: dict[tuple[Cube, int], int] = {}
+        self._closing: dict[int, int] = {}
+        self._onward: dict[Cube, tuple[int, int]] = {}
+
+    @property
+    def state(self) -> State:
+        """The state, with its cubes' firsts once the relaxed bound is built."""
+        if len(self._state.firsts) != len(self._state.cubes):
+            self._state = self.search.with_firsts(self._state)
+        return self._state
+
+    def rest(self, cube: Cube, actions: int) -> int:
+        """The bound of ``actions`` transports of the state less ``cube``."""
+        key = (cube, actions)
+        if key not in self._rest:
+            relaxed = self.search.relaxed
+            assert relaxed is not None
+            self._rest[key] = relaxed.bound_without(self.state, cube, actions) if actions > 0 else 0
+        return self._rest[key]
+
+    def closing(self, actions: int) -> int:
+        """The bound of ``actions`` relays."""
+        if actions not in self._closing:
+            relaxed = self.search.relaxed
+            assert relaxed is not None
+            self._closing[actions] = relaxed.relays_bound(self.state, actions)
+        return self._closing[actions]
+
+    def onward(self, cube: Cube) -> tuple[int, int]:
+        """The most a ``cube`` can earn by one delivery, and by one relay, in this state."""
+        if cube not in self._onward:
+            state, search = self.state, self.search
+            moves = search.reach(cube, state.served).moves(search.player, state.cards)
+            self._onward[cube] = (
+                max((m.income for m in moves if m.to_kind == "city"), default=0),
+                max((m.income for m in moves if m.to_kind != "city"), default=0),
+            )
+        return self._onward[cube]
 
 
 def _next_step(step: Step, move: Move) -> Step:
@@ -537,13 +629,10 @@ class PlanSearch:
         out.sort(key=lambda m: -m.income)
         return out
 
-    def after_bound(
-        self, state: State, actions: int, move: Move, onward: Step, others: dict[tuple[Cube, int], int]
-    ) -> int:
+    def after_bound(self, near: Neighbourhood, actions: int, move: Move, onward: Step) -> int:
         """An upper bound on what ``actions`` transports earn after ``move``
-        from ``state``, found without building the state after it (most moves
-        of an expanded state go no further than this). ``others`` keeps the
-        bounds of the plans without the moved cube, per action count.
+        from the state ``near`` holds, found without building the state after
+        it (most moves of an expanded state go no further than this).
 
         After a delivery, the other cubes earn no more than they would with
         the city unserved. After a relay to an LC or port, the plan either
@@ -558,36 +647,22 @@ class PlanSearch:
         if actions == 0:
             return 0
         cube = move.cube
-        state = self.with_firsts(state)
-
-        def rest(count: int) -> int:
-            if (cube, count) not in others:
-                i = state.cubes.index(cube)
-                without = State(
-                    state.cubes[:i] + state.cubes[i + 1 :],
-                    state.served,
-                    state.cards,
-                    state.firsts[:i] + state.firsts[i + 1 :],
-                )
-                others[(cube, count)] = relaxed.bound(without, count) if count > 0 else 0
-            return others[(cube, count)]
-
         if move.to_kind == "city":
-            return rest(actions)
-        closing = relaxed.relays_bound(state, actions)
+            return near.rest(cube, actions)
+        closing = near.closing(actions)
         if onward == TRAILING:
             return closing
-        moved = (move.to, cube[1])
-        onward_moves = self.reach(moved, state.served).moves(self.player, state.cards)
-        deliver = max((m.income for m in onward_moves if m.to_kind == "city"), default=0)
-        relay = max((m.income for m in onward_moves if m.to_kind != "city"), default=0)
+        deliver, relay = near.onward((move.to, cube[1]))
         out = closing
         if deliver:
-            out = max(out, deliver + rest(actions - 1))
+            out = max(out, deliver + near.rest(cube, actions - 1))
         if relay and actions >= 2:
-            last = relaxed.best(relaxed.from_relays(cube[1]), state.served)[0]
+            last = relaxed.best(relaxed.from_relays(cube[1]), near.state.served)[0]
             middle = (actions - 2) * relaxed.relay_to_relay
-            out = max(out, relay + middle + last + rest(actions - 2) + relaxed.cards_add(state, actions))
+            out = max(
+                out,
+                relay + middle + last + near.rest(cube, actions - 2) + relaxed.cards_add(near.state, actions),
+            )
         return out
 
     def _closing_worth(self, state: State, actions: int, cut: int) -> bool:
@@ -618,13 +693,13 @@ class PlanSearch:
         if self.expanded % CLOCK_EVERY == 0 and self.clock.out_of_time():
             raise OutOfTime
         best = Entry(0, True)
-        others: dict[tuple[Cube, int], int] = {}
+        near = Neighbourhood(self, state)
         for move in self.moves(state, step, closing=self._closing_worth(state, actions, cut)):
             threshold = max(cut, best.value)
             if move.income + (actions - 1) * self.top <= threshold:
                 break
             onward = _next_step(step, move)
-            if move.income + self.after_bound(state, actions - 1, move, onward, others) <= threshold:
+            if move.income + self.after_bound(near, actions - 1, move, onward) <= threshold:
                 continue
             following = self.after(state, move)
             self._path.append((move, state))
