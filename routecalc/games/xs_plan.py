@@ -438,6 +438,7 @@ class Neighbourhood:
         self.search = search
         self._state = state
         self._rest: dict[tuple[Cube, int], int] = {}
+        self._whole: dict[int, int] = {}
         self._closing: dict[int, int] = {}
         self._onward: dict[Cube, tuple[int, int]] = {}
 
@@ -448,13 +449,20 @@ class Neighbourhood:
             self._state = self.search.with_firsts(self._state)
         return self._state
 
-    def rest(self, cube: Cube, actions: int) -> int:
-        """The bound of ``actions`` transports of the state less ``cube``."""
+    def rest(self, cube: Cube, actions: int, need: int) -> int:
+        """The bound of ``actions`` transports of the state less ``cube``, or
+        that of the whole state where it is at most ``need``."""
+        if actions <= 0:
+            return 0
+        relaxed = self.search.relaxed
+        assert relaxed is not None
+        if actions not in self._whole:
+            self._whole[actions] = relaxed.bound(self.state, actions)
+        if self._whole[actions] <= need:
+            return self._whole[actions]
         key = (cube, actions)
         if key not in self._rest:
-            relaxed = self.search.relaxed
-            assert relaxed is not None
-            self._rest[key] = relaxed.bound_without(self.state, cube, actions) if actions > 0 else 0
+            self._rest[key] = relaxed.bound_without(self.state, cube, actions)
         return self._rest[key]
 
     def closing(self, actions: int) -> int:
@@ -629,10 +637,11 @@ class PlanSearch:
         out.sort(key=lambda m: -m.income)
         return out
 
-    def after_bound(self, near: Neighbourhood, actions: int, move: Move, onward: Step) -> int:
+    def after_bound(self, near: Neighbourhood, actions: int, move: Move, onward: Step, need: int) -> int:
         """An upper bound on what ``actions`` transports earn after ``move``
         from the state ``near`` holds, found without building the state after
-        it (most moves of an expanded state go no further than this).
+        it (most moves of an expanded state go no further than this); a
+        looser one where that is already at most ``need``.
 
         After a delivery, the other cubes earn no more than they would with
         the city unserved. After a relay to an LC or port, the plan either
@@ -648,21 +657,18 @@ class PlanSearch:
             return 0
         cube = move.cube
         if move.to_kind == "city":
-            return near.rest(cube, actions)
+            return near.rest(cube, actions, need)
         closing = near.closing(actions)
         if onward == TRAILING:
             return closing
         deliver, relay = near.onward((move.to, cube[1]))
         out = closing
         if deliver:
-            out = max(out, deliver + near.rest(cube, actions - 1))
+            out = max(out, deliver + near.rest(cube, actions - 1, need - deliver))
         if relay and actions >= 2:
             last = relaxed.best(relaxed.from_relays(cube[1]), near.state.served)[0]
-            middle = (actions - 2) * relaxed.relay_to_relay
-            out = max(
-                out,
-                relay + middle + last + near.rest(cube, actions - 2) + relaxed.cards_add(near.state, actions),
-            )
+            chain = relay + (actions - 2) * relaxed.relay_to_relay + last + relaxed.cards_add(near.state, actions)
+            out = max(out, chain + near.rest(cube, actions - 2, need - chain))
         return out
 
     def _closing_worth(self, state: State, actions: int, cut: int) -> bool:
@@ -699,7 +705,7 @@ class PlanSearch:
             if move.income + (actions - 1) * self.top <= threshold:
                 break
             onward = _next_step(step, move)
-            if move.income + self.after_bound(near, actions - 1, move, onward) <= threshold:
+            if move.income + self.after_bound(near, actions - 1, move, onward, threshold - move.income) <= threshold:
                 continue
             following = self.after(state, move)
             self._path.append((move, state))
