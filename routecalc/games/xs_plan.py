@@ -336,41 +336,44 @@ class Relaxed:
         action to an LC or port.
         """
         served = state.served
-        firsts = sorted((v for v, _ in state.firsts), reverse=True)[:actions]
+        cubes = len(state.cubes)
+        firsts = sorted([v for v, _ in state.firsts], reverse=True)[:actions]
         single = list(accumulate(firsts, initial=0))
         by_cube = single[-1]
-        relaying = [self.to_relay[node] for node, _ in state.cubes if self.to_relay[node]]
+        to_relay = self.to_relay
+        relaying = [r for node, _ in state.cubes if (r := to_relay[node])]
         relay_move = 0
         if relaying:
-            relay_move = max(max(relaying), self.relay_to_relay)
+            middle = self.relay_to_relay
+            relay_move = max(max(relaying), middle)
             if actions >= 2:
-                chain = list(accumulate(sorted(relaying, reverse=True)[: actions // 2], initial=0))
-                last = max(self.best(self.from_relays(color), served)[0] for color in {c for _, c in state.cubes})
-                middle = self.relay_to_relay
+                relaying.sort(reverse=True)
+                chain = list(accumulate(relaying[: actions // 2], initial=0))
+                best = self.best
+                last = max(best(self.from_relays(color), served)[0] for color in {c for _, c in state.cubes})
+                top = len(single) - 1
                 for h in range(1, len(chain)):
+                    base = chain[h] + h * last - h * middle
+                    room = cubes - h if cubes - h < top else top
                     for later in range(h, actions - h + 1):  # moves from an LC or port
-                        s = max(
-                            min(
-                                actions - h - later,
-                                len(state.cubes) - h,
-                                len(single) - 1,
-                            ),
-                            0,
-                        )
-                        by_cube = max(
-                            by_cube,
-                            single[s] + chain[h] + h * last + (later - h) * middle,
-                        )
+                        s = actions - h - later
+                        if s > room:
+                            s = room
+                        value = (single[s] if s > 0 else 0) + base + later * middle
+                        if value > by_cube:
+                            by_cube = value
         by_city = actions * relay_move
         total = 0
         deliveries = 0
+        most = actions if actions < cubes else cubes
         for v, to in self.into_city:
-            if deliveries == min(actions, len(state.cubes)) or v <= relay_move:
+            if deliveries == most or v <= relay_move:
                 break
             if to not in served:
                 deliveries += 1
                 total += v
-                by_city = max(by_city, total + (actions - deliveries) * relay_move)
+                if total + (actions - deliveries) * relay_move > by_city:
+                    by_city = total + (actions - deliveries) * relay_move
         return min(by_cube, by_city) + self.cards_add(state, actions)
 
     def bound_without(self, state: State, cube: Cube, actions: int) -> int:
