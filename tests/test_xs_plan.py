@@ -172,6 +172,25 @@ def test_walk_tables_too_large_fall_back_to_the_references_walks(monkeypatch):
     assert search.table is None and 50 < search.table_steps <= 51
 
 
+def test_closing_relays_that_need_a_card_are_bounded_by_what_the_card_pays():
+    """Two blue cubes reach the LC only with a double-distance card each:
+    relays alone earn 1 a transport, not nothing."""
+    data = {
+        **fixture("xs-three-lcs"),
+        "options": {"locomotive": 1, "actions": 2, "double_distance": 2},
+        "hexes": [
+            {"id": "A1", "code": "city=revenue:0,color:pink,goods:blue|blue;path=a:3,b:_0"},
+            {"id": "B1", "code": "junction;path=a:1,b:_0;path=a:3,b:_0"},
+            {"id": "C1", "code": "city=revenue:0,kind:lc;path=a:1,b:_0"},
+        ],
+    }
+    position = load_position(data)
+    search = PlanSearch(position, Clock(None, None))
+    relaxed = search.prepare()
+    assert relaxed.relays_bound(search.with_firsts(search.start), 2) >= 2
+    assert solve_plan(position, Limits())["revenue"] == solve_xs(position, Limits())["revenue"] == 2
+
+
 def test_a_state_does_not_depend_on_the_order_of_its_transports():
     """Two transports that touch different cubes and cities reach one state
     (equal and of one hash) in either order; the memo holds it once."""

@@ -274,6 +274,10 @@ class Relaxed:
             site: max((v for to, v in dest.items() if self.kinds[to] != "city"), default=0)
             for site, dest in self._paid.items()
         }
+        #: the sites from which some transport, with a card or not, reaches an LC or port
+        self.relaying_sites = {
+            site for site, dest in paid.items() if any(max(p) for to, p in dest.items() if self.kinds[to] != "city")
+        }
         #: the most a transport from one LC or port to another pays
         self.relay_to_relay = max((self.to_relay[r] for r in self.relays), default=0)
         self._options: dict[Cube, list[tuple[int, int]]] = {}
@@ -418,9 +422,9 @@ class Relaxed:
     def relays_bound(self, state: State, actions: int) -> int:
         """The most ``actions`` more transports can earn from ``state`` when
         all of them are relays (the plan's closing relays in chain order)."""
-        first = max((self.to_relay[node] for node, _ in state.cubes), default=0)
-        if not first:
+        if not any(node in self.relaying_sites for node, _ in state.cubes):
             return 0
+        first = max(self.to_relay[node] for node, _ in state.cubes)
         return actions * max(first, self.relay_to_relay) + self.cards_add(state, actions)
 
     def cards_add(self, state: State, actions: int) -> int:
