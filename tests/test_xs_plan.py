@@ -123,6 +123,20 @@ def test_plans_agree_with_the_reference_on_larger_random_boards(data):
     agree(data, reference_limit=20.0)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards(max_cubes=5))
+def test_plans_agree_with_the_reference_with_the_relaxed_bound_from_the_start(data):
+    """The small boards above mostly finish before the relaxed bound is
+    built (RELAX_AFTER states); here it and the bounds of moves built on it
+    prune from the first state."""
+    relax_after = xs_plan.RELAX_AFTER
+    xs_plan.RELAX_AFTER = 0
+    try:
+        agree(data, reference_limit=10.0)
+    finally:
+        xs_plan.RELAX_AFTER = relax_after
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(boards(max_cubes=5))
 def test_the_bound_is_never_below_the_best_plan(data):
