@@ -129,10 +129,21 @@ def test_plans_agree_with_the_reference_with_the_relaxed_bound_from_the_start(da
     """The small boards above mostly finish before the relaxed bound is
     built (RELAX_AFTER states); here it and the bounds of moves built on it
     prune from the first state."""
+    agree_relaxed_from_the_start(data, reference_limit=10.0)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards(max_side=4, max_cubes=6))
+def test_plans_agree_with_the_reference_with_the_relaxed_bound_from_the_start_on_larger_boards(data):
+    agree_relaxed_from_the_start(data, reference_limit=20.0)
+
+
+def agree_relaxed_from_the_start(data: dict, reference_limit: float) -> None:
     relax_after = xs_plan.RELAX_AFTER
     xs_plan.RELAX_AFTER = 0
     try:
-        agree(data, reference_limit=10.0)
+        agree(data, reference_limit)
     finally:
         xs_plan.RELAX_AFTER = relax_after
 
