@@ -291,6 +291,8 @@ class Relaxed:
                         into[to] = max(into.get(to, 0), v)
         self.into_city = sorted(((v, to) for to, v in into.items()), reverse=True)
         self._from_relays: dict[str, list[tuple[int, int]]] = {}
+        self._cards_add: dict[tuple[tuple[int, int], int], int] = {}
+        self._last: dict[tuple[frozenset[str], frozenset[int]], int] = {}
         #: the states last summarised by :meth:`_summary`
         self._summaries: dict[tuple[State, int], tuple[list[int], list[int], Counter[str], int]] = {}
 
@@ -353,8 +355,7 @@ class Relaxed:
             if actions >= 2:
                 relaying.sort(reverse=True)
                 chain = list(accumulate(relaying[: actions // 2], initial=0))
-                best = self.best
-                last = max(best(self.from_relays(color), served)[0] for color in {c for _, c in state.cubes})
+                last = self.last(frozenset(c for _, c in state.cubes), served)
                 top = len(single) - 1
                 for h in range(1, len(chain)):
                     base = chain[h] + h * last - h * middle
@@ -429,11 +430,28 @@ class Relaxed:
 
     def cards_add(self, state: State, actions: int) -> int:
         """The most the bid cards held can add to ``actions`` transports."""
-        held = sorted(
-            (gain for gain, count in zip(self.card_gain, state.cards) for _ in range(min(count, actions)) if gain > 0),
-            reverse=True,
-        )
-        return sum(held[:actions])
+        key = (state.cards, actions)
+        if key not in self._cards_add:
+            held = sorted(
+                (
+                    gain
+                    for gain, count in zip(self.card_gain, state.cards)
+                    for _ in range(min(count, actions))
+                    if gain > 0
+                ),
+                reverse=True,
+            )
+            self._cards_add[key] = sum(held[:actions])
+        return self._cards_add[key]
+
+    def last(self, colors: frozenset[str], served: frozenset[int]) -> int:
+        """The most a transport from an LC or port pays a cube of one of ``colors``, ``served`` served."""
+        key = (colors, served)
+        if key not in self._last:
+            if len(self._last) >= SUMMARIES:
+                self._last.clear()
+            self._last[key] = max(self.best(self.from_relays(color), served)[0] for color in colors)
+        return self._last[key]
 
 
 class Neighbourhood:
