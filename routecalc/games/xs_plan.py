@@ -692,8 +692,10 @@ class PlanSearch:
             out = max(out, deliver + near.rest(cube, actions - 1, need - deliver))
         if relay and actions >= 2:
             last = relaxed.best(relaxed.from_relays(cube[1]), near.state.served)[0]
-            chain = relay + (actions - 2) * relaxed.relay_to_relay + last + relaxed.cards_add(near.state, actions)
-            out = max(out, chain + near.rest(cube, actions - 2, need - chain))
+            chain = relay + last + relaxed.cards_add(near.state, actions)
+            for moves in range(2, actions + 1):  # the cube's moves on, the last a delivery
+                length = chain + (moves - 2) * relaxed.relay_to_relay
+                out = max(out, length + near.rest(cube, actions - moves, need - length))
         return out
 
     def _closing_worth(self, state: State, actions: int, cut: int) -> bool:
