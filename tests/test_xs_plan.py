@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from routecalc.api import solve, validate
 from routecalc.cli import DEFAULT_TIME_LIMIT, build_parser, main
+from routecalc.games import xs_plan
 from routecalc.games.xs import solve_xs
 from routecalc.games.xs_plan import PlanSearch, solve_plan
 from routecalc.limits import Limits
@@ -122,6 +123,31 @@ def test_plans_agree_with_the_reference_on_larger_random_boards(data):
     agree(data, reference_limit=20.0)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards(max_cubes=5))
+def test_plans_agree_with_the_reference_with_the_relaxed_bound_from_the_start(data):
+    """The small boards above mostly finish before the relaxed bound is
+    built (RELAX_AFTER states); here it and the bounds of moves built on it
+    prune from the first state."""
+    agree_relaxed_from_the_start(data, reference_limit=10.0)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards(max_side=4, max_cubes=6))
+def test_plans_agree_with_the_reference_with_the_relaxed_bound_from_the_start_on_larger_boards(data):
+    agree_relaxed_from_the_start(data, reference_limit=20.0)
+
+
+def agree_relaxed_from_the_start(data: dict, reference_limit: float) -> None:
+    relax_after = xs_plan.RELAX_AFTER
+    xs_plan.RELAX_AFTER = 0
+    try:
+        agree(data, reference_limit)
+    finally:
+        xs_plan.RELAX_AFTER = relax_after
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(boards(max_cubes=5))
 def test_the_bound_is_never_below_the_best_plan(data):
@@ -136,6 +162,58 @@ def test_the_bound_is_never_below_the_best_plan(data):
             Limits(),
         )
         assert search.bound(search.start, actions) >= fewer["revenue"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards(max_cubes=5), st.data())
+def test_the_walk_tables_give_the_references_transports(data, draw):
+    """For every cube and any set of cities served during the turn, the
+    transports the walk tables filter equal those the reference walks."""
+    position = load_position(data)
+    search = PlanSearch(position, Clock(None, None))
+    cities = [i for i, n in enumerate(position.nodes) if n.type == "city" and n.kind is None]
+    served = frozenset(draw.draw(st.lists(st.sampled_from(cities), unique=True)) if cities else [])
+    me = search.player
+    for cube in dict.fromkeys(search.start.cubes):
+        assert search.table is not None
+        table = search.table.reach(cube, served)
+        reference = search.walks.reach(cube[0], cube[1], served)
+        assert reference is not None
+        key = lambda m: (m.to, m.card or "", m.distance, m.income)  # noqa: E731
+        assert sorted(table.moves(me, me.cards), key=key) == sorted(reference.moves(me, me.cards), key=key)
+        for move in table.moves(me, me.cards):
+            cells = table.walks[(move.to, move.distance)]
+            assert cells[0] == position.nodes[cube[0]].cell and len(cells) == move.distance + 1
+
+
+def test_walk_tables_too_large_fall_back_to_the_references_walks(monkeypatch):
+    """Past its step budget the walk table gives way to the reference's walks
+    per served set, mid-search: the same plan income, the tables dropped."""
+    data = fixture("xs-seed-size-2", actions=5)
+    full = solve_plan(load_position(data), Limits())
+    monkeypatch.setattr(xs_plan, "TABLE_STEPS", 50)
+    search = PlanSearch(load_position(data), Clock(None, None))
+    assert search.value(search.start, 5, -1) == (full["revenue"], True)
+    assert search.table is None and 50 < search.table_steps <= 51
+
+
+def test_closing_relays_that_need_a_card_are_bounded_by_what_the_card_pays():
+    """Two blue cubes reach the LC only with a double-distance card each:
+    relays alone earn 1 a transport, not nothing."""
+    data = {
+        **fixture("xs-three-lcs"),
+        "options": {"locomotive": 1, "actions": 2, "double_distance": 2},
+        "hexes": [
+            {"id": "A1", "code": "city=revenue:0,color:pink,goods:blue|blue;path=a:3,b:_0"},
+            {"id": "B1", "code": "junction;path=a:1,b:_0;path=a:3,b:_0"},
+            {"id": "C1", "code": "city=revenue:0,kind:lc;path=a:1,b:_0"},
+        ],
+    }
+    position = load_position(data)
+    search = PlanSearch(position, Clock(None, None))
+    relaxed = search.prepare()
+    assert relaxed.relays_bound(search.with_firsts(search.start), 2) >= 2
+    assert solve_plan(position, Limits())["revenue"] == solve_xs(position, Limits())["revenue"] == 2
 
 
 def test_a_state_does_not_depend_on_the_order_of_its_transports():
@@ -174,33 +252,35 @@ def test_the_issues_three_lcs_board_against_the_reference(actions):
 
 
 def test_a_time_limit_holds_on_the_worst_board():
-    """The seed-size board the new search takes longest on (seconds, 8
-    actions): stopped after 0.2 s it answers the best plan found, feasible,
-    with a bound above the optimum (56, proven by the slow test below). The
-    elapsed-time checks are loose (a shared machine): a guard against a
+    """The seed-size board the new search takes longest on (about 0.3 s of
+    CPU, 8 actions): stopped after 0.1 s it answers the best plan found,
+    feasible, with a bound above the optimum (56, proven by the test below).
+    The elapsed-time checks are loose (a shared machine): a guard against a
     search that ignores its limit, not a speed test."""
     data = fixture("xs-seed-size-3", actions=8)
     started = time.process_time()
-    answer = solve(data, time_limit=0.2)
-    assert time.process_time() - started < 0.2 + 1.0
-    assert answer["status"] == "feasible" and answer["stats"]["seconds"] < 0.2 + 2.0
+    answer = solve(data, time_limit=0.1)
+    assert time.process_time() - started < 0.1 + 1.0
+    assert answer["status"] == "feasible" and answer["stats"]["seconds"] < 0.1 + 2.0
     assert 0 < answer["revenue"] <= 56 <= answer["bound"]
     assert validate(data, {"transports": answer["plan"]})["revenue"] == answer["revenue"]
 
 
-@pytest.mark.slow
-def test_the_worst_boards_optimum():
-    answer = solve(fixture("xs-seed-size-3", actions=8))
-    assert (answer["status"], answer["revenue"]) == ("optimal", 56)
-
-
 @pytest.mark.parametrize(
     "name, actions, revenue",
-    [("xs-mesh-5x5", 8, 28), ("xs-seed-size-1", 4, 11), ("xs-seed-size-3", 4, 34)],
+    [
+        ("xs-mesh-5x5", 8, 28),
+        ("xs-seed-size-1", 4, 11),
+        ("xs-seed-size-3", 4, 34),
+        ("xs-seed-size-1", 8, 21),
+        ("xs-seed-size-2", 8, 34),
+        ("xs-seed-size-3", 8, 56),
+    ],
 )
 def test_seed_size_boards(name, actions, revenue):
-    """Figures of the new search; the reference search agrees (4 actions) or stops
-    at its time limit below them (benchmarks/test_bench_xs.py)."""
+    """Figures of the new search, proven optimal; the reference search agrees
+    (4 actions) or stops at its time limit below them (8 actions:
+    benchmarks/test_bench_xs.py)."""
     answer = solve(fixture(name, actions=actions))
     assert (answer["status"], answer["revenue"], answer["bound"]) == (
         "optimal",
@@ -215,7 +295,7 @@ def test_routecalc_solve_has_a_default_time_limit_and_keeps_to_one(capsys):
     stops the worst board's solve with the best plan found."""
     assert build_parser().parse_args(["solve", "p.json"]).time_limit == DEFAULT_TIME_LIMIT == 30.0
     started = time.process_time()
-    assert main(["solve", str(FIXTURES / "xs-seed-size-3.json"), "--time-limit", "0.2"]) == 0
+    assert main(["solve", str(FIXTURES / "xs-seed-size-3.json"), "--time-limit", "0.1"]) == 0
     answer = json.loads(capsys.readouterr().out)
-    assert time.process_time() - started < 0.2 + 1.0
+    assert time.process_time() - started < 0.1 + 1.0
     assert answer["status"] == "feasible" and 0 < answer["revenue"] <= 56 <= answer["bound"]

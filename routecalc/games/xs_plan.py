@@ -9,19 +9,31 @@ best plan from each state is searched once.
 - **States** are canonical: cubes that can never move again (no destination
   within reach even with every city passable) are left out, and so are
   served cities that no cube left can be delivered to or held up by (a
-  served pink city matters only to pink and white cubes). A state and the
-  actions left are the memo's key.
-- **Transports** come from the reference's walks: for a cube (node and
-  colour) and the served cities that matter to its colour, the longest walk
-  to each destination under each card, found once and shared by every state
-  that holds such a cube (identical cubes on one node share them too).
+  served pink city matters only to pink and white cubes). A state, the
+  actions left and the step in chain order are the memo's key.
+- **Chain order** (:class:`PlanSearch`): a relay can always wait until its
+  cube moves on, so the search only follows plans where each cube's moves
+  are consecutive and the relays of cubes that stay at an LC or port come
+  last. Relayed cubes never wait while others move, which was most of the
+  states searched.
+- **Transports** come from walk tables (:class:`WalkTable`): every walk of a
+  cube (node and colour), found once with the cities it passes that would
+  accept the cube; the transports of any state are the walks whose passed
+  cities are served, a filter shared by every state that holds such a cube
+  (identical cubes on one node share them too). Where the tables would grow
+  past :data:`TABLE_STEPS` walk steps, the reference's walks per set of
+  served cities take over.
 - **The bound** on what ``k`` more actions can earn (:class:`Relaxed`) counts
   each action as the first move of a cube (at most the best single transport
   of that cube, with every city passable and no city served after this
   state), or as a later move of a cube that went to an LC or port: from
   there, on to another LC or port, or one last move anywhere; and, counted
   by city, each delivery as going to a different unserved city. A state
-  whose bound cannot beat what is already known is not searched. Its walks
+  whose bound cannot beat what is already known is not searched, and most
+  transports are dropped before the state after them is built
+  (:meth:`PlanSearch.after_bound`): a delivery leaves the other cubes no
+  more than they had; a relayed cube moves on at once, so under this
+  state's passing rule. The relaxed bound's walks
   (from every node a cube may lie on) cost more than short plans take, so
   the search starts with the plain bound (the best transport income per
   action) and builds it after :data:`RELAX_AFTER` states.
@@ -38,6 +50,7 @@ true bound: the bound of the start of the turn.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import NamedTuple
@@ -50,6 +63,7 @@ from ..rules.xs import (
     WHITE,
     Player,
     TurnState,
+    destination_kind,
     income,
     player,
     transport_json,
@@ -60,6 +74,13 @@ from .xs import Layer, Move, OutOfTime, Reach, XSSearch
 
 #: States expanded between two looks at the clock.
 CLOCK_EVERY = 16
+#: Walk-table steps between two looks at the clock.
+CLOCK_STEPS = 2048
+#: Walk steps the walk tables may take in one search; past them the search
+#: walks again for each set of served cities, as the reference does.
+TABLE_STEPS = 100_000
+#: State summaries :class:`Relaxed` keeps (those of the states being expanded).
+SUMMARIES = 64
 #: States expanded with the plain bound (actions times the best transport
 #: income) before the relaxed bound is worth its walks; short plans never need it.
 RELAX_AFTER = 16
@@ -78,14 +99,137 @@ class State:
     firsts: tuple[tuple[int, int], ...] = field(compare=False, hash=False, default=())
 
 
+#: The step of a plan in chain order (see :class:`PlanSearch`): any transport
+#: (``FREE``); after a relay of a cube to ``(node, colour)``, a move of such a
+#: cube or the first transport of the relays that end the plan; there, relays only (``TRAILING``).
+Step = Cube | str | None
+FREE: Step = None
+TRAILING: Step = "trailing"
+
+
 class Entry(NamedTuple):
     """What the search knows of a state: its exact value (and the first
-    transport of a best plan, and the state after it), or an upper bound."""
+    transport of a best plan, and the state and step after it), or an upper bound."""
 
     value: int
     exact: bool
     move: Move | None = None
-    after: State | None = None
+    after: tuple[State, Step] | None = None
+
+
+class TooManyWalks(Exception):
+    """The walk tables would take more than :data:`TABLE_STEPS` steps."""
+
+
+class WalkTable:
+    """Every walk of a cube up to the longest distance a held card allows,
+    found once, with the cities it passes that would accept the cube.
+
+    The passing rule forbids a walk exactly while one of those cities is
+    unserved; serving cities during the turn only lifts it. So a cube's
+    transports in any state are its walks whose passed cities are all served
+    and whose destination is not: a filter, where the reference walks again
+    for every new set of served cities. A walk search that would pass
+    :data:`TABLE_STEPS` steps raises :class:`TooManyWalks`.
+    """
+
+    def __init__(self, walks: XSSearch, limit: int):
+        self.trails = walks.trails
+        self.clock = walks.clock
+        self.limit = limit
+        self.steps = 0
+        nodes = walks.position.nodes
+        self._accepting: dict[str, frozenset[int]] = {}
+        self._kinds: dict[str, dict[int, str]] = {}
+        for color in {WHITE, *(good for n in nodes for good in n.goods)}:
+            kinds = {i: kind for i, n in enumerate(nodes) if (kind := destination_kind(n, color, frozenset(), i))}
+            self._kinds[color] = kinds
+            self._accepting[color] = frozenset(i for i, kind in kinds.items() if kind == "city")
+        trails = self.trails
+        self._hops = {
+            p: [
+                (trails.node_entry(q), trails.node_cell[q])
+                for q in trails.ports
+                if trails.node_cell[q] != trails.node_cell[p]
+            ]
+            for p in trails.ports
+        }
+        #: per cube: destination -> passed cities (a bit per node) -> distance -> cells
+        self._walks: dict[Cube, dict[int, dict[int, dict[int, list[str]]]]] = {}
+        self._reach: dict[tuple[Cube, frozenset[int]], Reach] = {}
+
+    def reach(self, cube: Cube, served: frozenset[int]) -> Reach:
+        """The transports of ``cube`` with ``served`` served, as the reference's walks give them."""
+        color = cube[1]
+        relevant = served & self._accepting[color]
+        key = (cube, relevant)
+        if key not in self._reach:
+            if cube not in self._walks:
+                self._walks[cube] = self._walk(cube)
+            allowed = sum(1 << n for n in relevant)
+            kinds = self._kinds[color]
+            reach = Reach(cube, {n: kind for n, kind in kinds.items() if n not in relevant})
+            for to, by_passed in self._walks[cube].items():
+                if to in relevant:
+                    continue
+                for passed, by_distance in by_passed.items():
+                    if passed & ~allowed:
+                        continue
+                    for d, cells in by_distance.items():
+                        bits = reach.distances.get(to, 0)
+                        if not bits >> d & 1:
+                            reach.distances[to] = bits | 1 << d
+                            reach.walks[(to, d)] = cells
+            self._reach[key] = reach
+        return self._reach[key]
+
+    def _walk(self, cube: Cube) -> dict[int, dict[int, dict[int, list[str]]]]:
+        """Every simple walk from the cube's node up to :attr:`limit` cells."""
+        trails, limit = self.trails, self.limit
+        node, color = cube
+        accepting, kinds, hops = self._accepting[color], self._kinds[color], self._hops
+        out: dict[int, dict[int, dict[int, list[str]]]] = {}
+        visited = [False] * len(trails.cell_ids)
+        cells: list[str] = []
+        cell_ids = trails.cell_ids
+        masks: dict[tuple[int, ...], int] = {}
+
+        def mask(passed: tuple[int, ...]) -> int:
+            if passed not in masks:
+                masks[passed] = sum(1 << n for n in passed if n in accepting)
+            return masks[passed]
+
+        def arrive(n: int, d: int, passed: int) -> None:
+            if d and n in kinds:
+                by_distance = out.setdefault(n, {}).setdefault(passed, {})
+                if d not in by_distance:
+                    by_distance[d] = list(cells)
+            if d < limit:
+                for entry, c in hops.get(n, ()):
+                    if not visited[c]:
+                        enter(entry, c, d + 1, passed, trails.entry_node(entry))
+
+        def enter(entry: int, c: int, d: int, passed: int, at: int | None = None) -> None:
+            self.steps += 1
+            if self.steps > TABLE_STEPS:
+                raise TooManyWalks
+            if self.steps % CLOCK_STEPS == 0 and self.clock.out_of_time():
+                raise OutOfTime
+            visited[c] = True
+            cells.append(cell_ids[c])
+            if at is not None:
+                arrive(at, d, passed)
+            for n, on_the_way in trails.stops[entry]:
+                arrive(n, d, passed | mask(on_the_way))
+            if d < limit:
+                for e, c2, on_the_way in trails.exits[entry]:
+                    if not visited[c2]:
+                        enter(e, c2, d + 1, passed | mask(on_the_way))
+            cells.pop()
+            visited[c] = False
+
+        enter(trails.node_entry(node), trails.node_cell[node], 0, 0, node)
+        return out
 
 
 class Relaxed:
@@ -130,6 +274,10 @@ class Relaxed:
             site: max((v for to, v in dest.items() if self.kinds[to] != "city"), default=0)
             for site, dest in self._paid.items()
         }
+        #: the sites from which some transport, with a card or not, reaches an LC or port
+        self.relaying_sites = {
+            site for site, dest in paid.items() if any(max(p) for to, p in dest.items() if self.kinds[to] != "city")
+        }
         #: the most a transport from one LC or port to another pays
         self.relay_to_relay = max((self.to_relay[r] for r in self.relays), default=0)
         self._options: dict[Cube, list[tuple[int, int]]] = {}
@@ -143,6 +291,10 @@ class Relaxed:
                         into[to] = max(into.get(to, 0), v)
         self.into_city = sorted(((v, to) for to, v in into.items()), reverse=True)
         self._from_relays: dict[str, list[tuple[int, int]]] = {}
+        self._cards_add: dict[tuple[tuple[int, int], int], int] = {}
+        self._last: dict[tuple[frozenset[str], frozenset[int]], int] = {}
+        #: the states last summarised by :meth:`_summary`
+        self._summaries: dict[tuple[State, int], tuple[list[int], list[int], Counter[str], int]] = {}
 
     def accepts(self, to: int, color: str) -> bool:
         return self.kinds[to] != "city" or color == WHITE or self.nodes[to].color == color
@@ -190,46 +342,181 @@ class Relaxed:
         action to an LC or port.
         """
         served = state.served
-        firsts = sorted((v for v, _ in state.firsts), reverse=True)[:actions]
+        cubes = len(state.cubes)
+        firsts = sorted([v for v, _ in state.firsts], reverse=True)[:actions]
         single = list(accumulate(firsts, initial=0))
         by_cube = single[-1]
-        relaying = [self.to_relay[node] for node, _ in state.cubes if self.to_relay[node]]
+        to_relay = self.to_relay
+        relaying = [r for node, _ in state.cubes if (r := to_relay[node])]
         relay_move = 0
         if relaying:
-            relay_move = max(max(relaying), self.relay_to_relay)
+            middle = self.relay_to_relay
+            relay_move = max(max(relaying), middle)
             if actions >= 2:
-                chain = list(accumulate(sorted(relaying, reverse=True)[: actions // 2], initial=0))
-                last = max(self.best(self.from_relays(color), served)[0] for color in {c for _, c in state.cubes})
-                middle = self.relay_to_relay
+                relaying.sort(reverse=True)
+                chain = list(accumulate(relaying[: actions // 2], initial=0))
+                last = self.last(frozenset(c for _, c in state.cubes), served)
+                top = len(single) - 1
                 for h in range(1, len(chain)):
+                    base = chain[h] + h * last - h * middle
+                    room = cubes - h if cubes - h < top else top
                     for later in range(h, actions - h + 1):  # moves from an LC or port
-                        s = max(
-                            min(
-                                actions - h - later,
-                                len(state.cubes) - h,
-                                len(single) - 1,
-                            ),
-                            0,
-                        )
-                        by_cube = max(
-                            by_cube,
-                            single[s] + chain[h] + h * last + (later - h) * middle,
-                        )
+                        s = actions - h - later
+                        if s > room:
+                            s = room
+                        value = (single[s] if s > 0 else 0) + base + later * middle
+                        if value > by_cube:
+                            by_cube = value
         by_city = actions * relay_move
         total = 0
         deliveries = 0
+        most = actions if actions < cubes else cubes
         for v, to in self.into_city:
-            if deliveries == min(actions, len(state.cubes)) or v <= relay_move:
+            if deliveries == most or v <= relay_move:
                 break
             if to not in served:
                 deliveries += 1
                 total += v
-                by_city = max(by_city, total + (actions - deliveries) * relay_move)
-        held = sorted(
-            (gain for gain, count in zip(self.card_gain, state.cards) for _ in range(min(count, actions)) if gain > 0),
-            reverse=True,
+                if total + (actions - deliveries) * relay_move > by_city:
+                    by_city = total + (actions - deliveries) * relay_move
+        return min(by_cube, by_city) + self.cards_add(state, actions)
+
+    def bound_without(self, state: State, cube: Cube, actions: int) -> int:
+        """:meth:`bound` of ``state`` less one ``cube``. Most cubes of a state
+        change no term of the bound: not among its best firsts or relays, not
+        the last of their colour, with cubes enough left; those share the
+        bound of the whole state."""
+        summary = self._summary(state, actions)
+        firsts, relaying, colors, whole = summary
+        i = state.cubes.index(cube)
+        first, relay = state.firsts[i][0], self.to_relay[cube[0]]
+        if (
+            len(state.cubes) > actions
+            and len(firsts) > actions
+            and first <= firsts[actions]
+            and (not relay or (len(relaying) > max(actions // 2, 1) and relay <= relaying[max(actions // 2, 1)]))
+            and colors[cube[1]] > 1
+        ):
+            return whole
+        without = State(
+            state.cubes[:i] + state.cubes[i + 1 :],
+            state.served,
+            state.cards,
+            state.firsts[:i] + state.firsts[i + 1 :],
         )
-        return min(by_cube, by_city) + sum(held[:actions])
+        return self.bound(without, actions)
+
+    def _summary(self, state: State, actions: int) -> tuple[list[int], list[int], Counter[str], int]:
+        """The state's firsts and relay incomes, most first, its cubes per colour, and its bound."""
+        key = (state, actions)
+        if key not in self._summaries:
+            if len(self._summaries) >= SUMMARIES:
+                self._summaries.clear()
+            self._summaries[key] = (
+                sorted((v for v, _ in state.firsts), reverse=True),
+                sorted((r for node, _ in state.cubes if (r := self.to_relay[node])), reverse=True),
+                Counter(color for _, color in state.cubes),
+                self.bound(state, actions),
+            )
+        return self._summaries[key]
+
+    def relays_bound(self, state: State, actions: int) -> int:
+        """The most ``actions`` more transports can earn from ``state`` when
+        all of them are relays (the plan's closing relays in chain order)."""
+        if not any(node in self.relaying_sites for node, _ in state.cubes):
+            return 0
+        first = max(self.to_relay[node] for node, _ in state.cubes)
+        return actions * max(first, self.relay_to_relay) + self.cards_add(state, actions)
+
+    def cards_add(self, state: State, actions: int) -> int:
+        """The most the bid cards held can add to ``actions`` transports."""
+        key = (state.cards, actions)
+        if key not in self._cards_add:
+            held = sorted(
+                (
+                    gain
+                    for gain, count in zip(self.card_gain, state.cards)
+                    for _ in range(min(count, actions))
+                    if gain > 0
+                ),
+                reverse=True,
+            )
+            self._cards_add[key] = sum(held[:actions])
+        return self._cards_add[key]
+
+    def last(self, colors: frozenset[str], served: frozenset[int]) -> int:
+        """The most a transport from an LC or port pays a cube of one of ``colors``, ``served`` served."""
+        key = (colors, served)
+        if key not in self._last:
+            if len(self._last) >= SUMMARIES:
+                self._last.clear()
+            self._last[key] = max(self.best(self.from_relays(color), served)[0] for color in colors)
+        return self._last[key]
+
+
+class Neighbourhood:
+    """What the bounds of the moves of one expanded state share: the bounds
+    of the plans without a cube, of closing relays, and the best onward
+    moves of a relayed cube."""
+
+    def __init__(self, search: PlanSearch, state: State):
+        self.search = search
+        self._state = state
+        self._rest: dict[tuple[Cube, int], int] = {}
+        self._whole: dict[int, int] = {}
+        self._closing: dict[int, int] = {}
+        self._onward: dict[Cube, tuple[int, int]] = {}
+
+    @property
+    def state(self) -> State:
+        """The state, with its cubes' firsts once the relaxed bound is built."""
+        if len(self._state.firsts) != len(self._state.cubes):
+            self._state = self.search.with_firsts(self._state)
+        return self._state
+
+    def rest(self, cube: Cube, actions: int, need: int) -> int:
+        """The bound of ``actions`` transports of the state less ``cube``, or
+        that of the whole state where it is at most ``need``."""
+        if actions <= 0:
+            return 0
+        relaxed = self.search.relaxed
+        assert relaxed is not None
+        if actions not in self._whole:
+            self._whole[actions] = relaxed.bound(self.state, actions)
+        if self._whole[actions] <= need:
+            return self._whole[actions]
+        key = (cube, actions)
+        if key not in self._rest:
+            self._rest[key] = relaxed.bound_without(self.state, cube, actions)
+        return self._rest[key]
+
+    def closing(self, actions: int) -> int:
+        """The bound of ``actions`` relays."""
+        if actions not in self._closing:
+            relaxed = self.search.relaxed
+            assert relaxed is not None
+            self._closing[actions] = relaxed.relays_bound(self.state, actions)
+        return self._closing[actions]
+
+    def onward(self, cube: Cube) -> tuple[int, int]:
+        """The most a ``cube`` can earn by one delivery, and by one relay, in this state."""
+        if cube not in self._onward:
+            state, search = self.state, self.search
+            moves = search.reach(cube, state.served).moves(search.player, state.cards)
+            self._onward[cube] = (
+                max((m.income for m in moves if m.to_kind == "city"), default=0),
+                max((m.income for m in moves if m.to_kind != "city"), default=0),
+            )
+        return self._onward[cube]
+
+
+def _next_step(step: Step, move: Move) -> Step:
+    """The step after ``move`` in chain order."""
+    if move.to_kind == "city":
+        return FREE
+    if step is FREE or step == move.cube:
+        return (move.to, move.cube[1])
+    return TRAILING
 
 
 def _pays(reach: Reach, to: int, kind: str, me: Player, card: str | None) -> int:
@@ -239,10 +526,27 @@ def _pays(reach: Reach, to: int, kind: str, me: Player, card: str | None) -> int
 
 
 class PlanSearch:
-    """The best plan of a turn, from its first state."""
+    """The best plan of a turn, from its first state, searched in chain order.
+
+    A relay (a transport to an LC or port) can always wait until just before
+    the next move of its cube, or until the end of the plan if the cube stays
+    there: later in the turn its walk is still allowed (serving cities only
+    lifts the passing rule), its destination still takes it and it pays the
+    same; the transports it waits past neither move that cube nor need it
+    where it went. So every plan has an equal in *chain order*: the moves of
+    each cube that ends in a city are consecutive (relays, then the
+    delivery), and the relays of the cubes that end at an LC or port come
+    last. The search only follows plans in chain order: after a relay, the
+    next transport moves that cube (or one of its colour on that node, the
+    same thing) or starts the closing relays; then only relays follow. That
+    leaves out the many states where a relayed cube waits while others move.
+    """
 
     def __init__(self, position: Position, clock):
         self.walks = XSSearch(position, clock)
+        self.table: WalkTable | None = WalkTable(self.walks, max(self.walks.limits))
+        #: the steps of the walk tables (kept when they are dropped)
+        self.table_steps = 0
         self.clock = clock
         self.player: Player = player(position)
         self.nodes = position.nodes
@@ -255,7 +559,7 @@ class PlanSearch:
         self.start_bound = self.player.actions * self.top
         #: the relaxed bound, once :data:`RELAX_AFTER` states are expanded
         self.relaxed: Relaxed | None = None
-        self.memo: dict[tuple[State, int], Entry] = {}
+        self.memo: dict[tuple[State, int, Step], Entry] = {}
         self.expanded = 0
         self.best_income = 0
         self.best_plan: list[tuple[Move, State]] = []
@@ -271,12 +575,14 @@ class PlanSearch:
         )
         return self.relaxed
 
-    def bound(self, state: State, actions: int) -> int:
+    def bound(self, state: State, actions: int, step: Step = FREE) -> int:
         relaxed = self.relaxed
         if relaxed is None:
             if self.expanded < RELAX_AFTER:
                 return actions * self.top
             relaxed = self.prepare()
+        if step == TRAILING:
+            return relaxed.relays_bound(self.with_firsts(state), actions)
         return relaxed.bound(self.with_firsts(state), actions)
 
     def with_firsts(self, state: State) -> State:
@@ -332,35 +638,87 @@ class PlanSearch:
         return self.canonical(tuple(cubes), tuple(firsts), served, use_card(state.cards, move.card))
 
     def reach(self, cube: Cube, served: frozenset[int]) -> Reach:
-        """The reference's walks of ``cube``, ``served`` served."""
+        """The transports of ``cube``, ``served`` served: from the walk tables,
+        or the reference's walks once the tables have grown too large."""
+        if self.table is not None:
+            try:
+                return self.table.reach(cube, served)
+            except TooManyWalks:
+                self.table_steps, self.table = self.table.steps, None
         reach = self.walks.reach(cube[0], cube[1], served)
         assert reach is not None  # walked when not yet cached
         return reach
 
-    def moves(self, state: State) -> list[Move]:
-        """Every transport worth trying from ``state``, most paying first."""
+    def moves(self, state: State, step: Step = FREE, closing: bool = True) -> list[Move]:
+        """Every transport worth trying from ``state`` at ``step`` in chain
+        order, most paying first; the closing relays only if ``closing``."""
         out: list[Move] = []
         for cube in dict.fromkeys(state.cubes):
-            out.extend(self.reach(cube, state.served).moves(self.player, state.cards))
+            moves = self.reach(cube, state.served).moves(self.player, state.cards)
+            if step is FREE or step == cube:
+                out.extend(moves)
+            elif closing:
+                out.extend(m for m in moves if m.to_kind != "city")
         out.sort(key=lambda m: -m.income)
         return out
 
-    def value(self, state: State, actions: int, floor: int) -> tuple[int, bool]:
-        """(v, True) where the best plan of ``actions`` more transports from
-        ``state`` earns v > ``floor``; else (u, False) with that best at most u <= floor.
+    def after_bound(self, near: Neighbourhood, actions: int, move: Move, onward: Step, need: int) -> int:
+        """An upper bound on what ``actions`` transports earn after ``move``
+        from the state ``near`` holds, found without building the state after
+        it (most moves of an expanded state go no further than this); a
+        looser one where that is already at most ``need``.
+
+        After a delivery, the other cubes earn no more than they would with
+        the city unserved. After a relay to an LC or port, the plan either
+        closes with relays, or that cube moves on at once, under the passing
+        rule of *this* state (nothing is served in between): a delivery paying
+        at most its best delivery from there, or more relays, each paying at
+        most the most any relay pays, then a delivery paying at most the best
+        from any LC or port."""
+        relaxed = self.relaxed
+        if relaxed is None:
+            return actions * self.top
+        if actions == 0:
+            return 0
+        cube = move.cube
+        if move.to_kind == "city":
+            return near.rest(cube, actions, need)
+        closing = near.closing(actions)
+        if onward == TRAILING:
+            return closing
+        deliver, relay = near.onward((move.to, cube[1]))
+        out = closing
+        if deliver:
+            out = max(out, deliver + near.rest(cube, actions - 1, need - deliver))
+        if relay and actions >= 2:
+            last = relaxed.best(relaxed.from_relays(cube[1]), near.state.served)[0]
+            chain = relay + last + relaxed.cards_add(near.state, actions)
+            for moves in range(2, actions + 1):  # the cube's moves on, the last a delivery
+                length = chain + (moves - 2) * relaxed.relay_to_relay
+                out = max(out, length + near.rest(cube, actions - moves, need - length))
+        return out
+
+    def _closing_worth(self, state: State, actions: int, cut: int) -> bool:
+        """Whether closing relays alone might earn more than ``cut``."""
+        return self.relaxed is None or self.relaxed.relays_bound(self.with_firsts(state), actions) > cut
+
+    def value(self, state: State, actions: int, floor: int, step: Step = FREE) -> tuple[int, bool]:
+        """(v, True) where the best plan in chain order of ``actions`` more
+        transports from ``state`` at ``step`` earns v > ``floor``; else (u,
+        False) with that best at most u <= floor.
 
         The floor rises to what the plan must earn to beat the best plan
         found; an improvement found below this state is this state's own
         exact value, so the floor need not rise again while searching it."""
         if actions == 0 or not state.cubes:
             return 0, True
-        key = (state, actions)
+        key = (state, actions, step)
         cut = max(floor, self.best_income - self._path_income)
         known = self.memo.get(key)
         if known is not None and (known.exact or known.value <= cut):
             return known.value, known.exact
         if known is None:
-            bound = self.bound(state, actions)
+            bound = self.bound(state, actions, step)
             if bound <= cut:
                 self.memo[key] = Entry(bound, False)
                 return bound, False
@@ -368,40 +726,44 @@ class PlanSearch:
         if self.expanded % CLOCK_EVERY == 0 and self.clock.out_of_time():
             raise OutOfTime
         best = Entry(0, True)
-        for move in self.moves(state):
+        near = Neighbourhood(self, state)
+        for move in self.moves(state, step, closing=self._closing_worth(state, actions, cut)):
             threshold = max(cut, best.value)
             if move.income + (actions - 1) * self.top <= threshold:
                 break
+            onward = _next_step(step, move)
+            if move.income + self.after_bound(near, actions - 1, move, onward, threshold - move.income) <= threshold:
+                continue
             following = self.after(state, move)
             self._path.append((move, state))
             self._path_income += move.income
-            rest, exact = self.value(following, actions - 1, threshold - move.income)
+            rest, exact = self.value(following, actions - 1, threshold - move.income, onward)
             self._path_income -= move.income
             self._path.pop()
             if exact and move.income + rest > best.value:
-                best = Entry(move.income + rest, True, move, following)
+                best = Entry(move.income + rest, True, move, (following, onward))
         if best.value <= cut:
             self.memo[key] = Entry(cut if known is None else min(cut, known.value), False)
             return self.memo[key].value, False
         self.memo[key] = best
-        self._offer(state, actions)
+        self._offer(key)
         return best.value, True
 
-    def _offer(self, state: State, actions: int) -> None:
-        """A best plan from ``state`` after the current path: the incumbent if it pays more."""
-        total = self._path_income + self.memo[(state, actions)].value
+    def _offer(self, key: tuple[State, int, Step]) -> None:
+        """A best plan from ``key`` after the current path: the incumbent if it pays more."""
+        total = self._path_income + self.memo[key].value
         if total > self.best_income:
             self.best_income = total
-            self.best_plan = list(self._path) + self.plan_from(state, actions)
+            self.best_plan = list(self._path) + self.plan_from(*key)
 
-    def plan_from(self, state: State, actions: int) -> list[tuple[Move, State]]:
+    def plan_from(self, state: State, actions: int, step: Step = FREE) -> list[tuple[Move, State]]:
         """The best plan from a state of exact value: each transport with the state it starts from."""
         out = []
-        entry = self.memo.get((state, actions))
+        entry = self.memo.get((state, actions, step))
         while entry is not None and entry.move is not None and entry.after is not None:
             out.append((entry.move, state))
-            state, actions = entry.after, actions - 1
-            entry = self.memo.get((state, actions))
+            (state, step), actions = entry.after, actions - 1
+            entry = self.memo.get((state, actions, step))
         return out
 
     def to_json(self, move: Move, state: State) -> dict:
@@ -449,7 +811,7 @@ def solve_plan(position: Position, limits: Limits) -> dict:
         "actions": actions,
         "solver": "18XS",
         "stats": {
-            "walk_steps": search.walks.steps,
+            "walk_steps": search.walks.steps + (search.table.steps if search.table else search.table_steps),
             "states": len(search.memo),
             "expanded": search.expanded,
             "seconds": clock.seconds(),
