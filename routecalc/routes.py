@@ -8,6 +8,7 @@ revenue. ``to_json`` gives the spec's route form with ``revenue`` and
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from .graph import CATEGORY_NAMES, TrackGraph
@@ -47,6 +48,7 @@ def answer(
     graph: TrackGraph,
     tables: list[TrainTable],
     routes: list[Route],
+    started: float,
     *,
     solver: str,
     status: str | None = None,
@@ -54,7 +56,10 @@ def answer(
     **stats,
 ) -> dict:
     """The optimiser's answer in the spec's form, routes in train order.
-    Without a ``status``, the answer is optimal exactly when it reaches its bound."""
+    Without a ``status``, the answer is optimal exactly when it reaches its bound.
+    Its statistics end with ``seconds``, the wall time since ``started`` (a
+    ``time.perf_counter()`` reading)."""
+    stats["seconds"] = round(time.perf_counter() - started, 4)
     routes = sorted(routes, key=lambda r: r.train)
     revenue = sum(r.revenue for r in routes)
     if status is None:

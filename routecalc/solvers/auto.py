@@ -35,9 +35,9 @@ from collections.abc import Callable
 
 from ..graph import TrackGraph
 from ..model import Position
-from ..routes import answer
+from ..routes import Route, answer
 from ..rules import require_route_engine
-from ..scoring import train_tables
+from ..scoring import TrainTable, train_tables
 from .fast import ENUMERATION_SHARE, Clock, combine_company, enumerate_company, listed_routes
 from .packing import greedy_choice, pack_routes
 
@@ -57,6 +57,15 @@ SEED_WORK = 10_000_000
 
 def _left(time_limit: float | None, started: float) -> float | None:
     return None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
+
+
+def _chosen(
+    graph: TrackGraph, tables: list[TrainTable], routes: list[Route], started: float, solver: str, why: str, **fields
+) -> dict:
+    """The answer of the solver auto chose, its ``stats["auto"]`` saying why."""
+    out = answer(graph, tables, routes, started, solver=solver, **fields)
+    out["stats"]["auto"] = {"solver": solver, "why": why}
+    return out
 
 
 def solve_auto(
@@ -86,59 +95,26 @@ def solve_auto(
 
     revenue = sum(r.revenue for r in routes)
     if complete and bound == revenue:
-        return answer(
-            graph,
-            tables,
-            routes,
-            solver="fast",
-            **stats,
-            seconds=round(time.perf_counter() - started, 4),
-            auto={
-                "solver": "fast",
-                "why": (
-                    f"enumeration finished within the budget ({limits}): {count:,} routes in "
-                    f"{steps:,} steps, combined within {work}"
-                ),
-            },
+        why = (
+            f"enumeration finished within the budget ({limits}): {count:,} routes in "
+            f"{steps:,} steps, combined within {work}"
         )
+        return _chosen(graph, tables, routes, started, "fast", why, **stats)
     stalled = stats.get("combination_work", COMBINATION_WORK) >= COMBINATION_WORK
     if (complete and not stalled) or not (complete or any(found.out_of_work for found in listed)):
-        return answer(
-            graph,
-            tables,
-            routes,
-            solver="fast",
-            bound=bound,
-            **stats,
-            seconds=round(time.perf_counter() - started, 4),
-            auto={
-                "solver": "fast",
-                "why": (
-                    f"the time limit stopped the fast solver within its work budget ({limits}, {work}) "
-                    f"after {count:,} routes: the best set of the routes listed, with a true bound"
-                ),
-            },
+        why = (
+            f"the time limit stopped the fast solver within its work budget ({limits}, {work}) "
+            f"after {count:,} routes: the best set of the routes listed, with a true bound"
         )
+        return _chosen(graph, tables, routes, started, "fast", why, bound=bound, **stats)
     if complete:
         size_for = None if time_limit is None else time_limit * (1 - ENUMERATION_SHARE)  # not the time left
         status, routes, bound, packed = pack_routes(listed, graph, _left(time_limit, started), size_for)
-        return answer(
-            graph,
-            tables,
-            routes,
-            solver="packing",
-            status=status,
-            bound=bound,
-            **packed,
-            seconds=round(time.perf_counter() - started, 4),
-            auto={
-                "solver": "packing",
-                "why": (
-                    f"enumeration finished ({count:,} routes) but the fast combination search did not "
-                    f"within {work}: the routes packed with CP-SAT"
-                ),
-            },
+        why = (
+            f"enumeration finished ({count:,} routes) but the fast combination search did not "
+            f"within {work}: the routes packed with CP-SAT"
         )
+        return _chosen(graph, tables, routes, started, "packing", why, status=status, bound=bound, **packed)
 
     from .cpsat import solve_cpsat  # OR-Tools only when CP-SAT runs
 

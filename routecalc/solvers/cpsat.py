@@ -609,6 +609,15 @@ def _until(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.01, deadline - time.perf_counter())
 
 
+def _answer(
+    graph: TrackGraph, tables: list[TrainTable], routes: list[Route], started: float, bound: int, **stats
+) -> dict:
+    """CP-SAT's answer: optimal when the routes earn ``bound`` (a bound below
+    their revenue is raised to it)."""
+    revenue = sum(r.revenue for r in routes)
+    return answer(graph, tables, routes, started, solver="cpsat", bound=max(bound, revenue), **stats)
+
+
 def solve_cpsat(
     position: Position,
     graph: TrackGraph | None = None,
@@ -660,15 +669,7 @@ def solve_cpsat(
                     below = sum(caps.values()) - 1
                     known_bound = below if known_bound is None else min(known_bound, below)
             if sum(caps.values()) <= sum(r.revenue for r in hint):
-                return answer(
-                    graph,
-                    tables,
-                    hint,
-                    solver="cpsat",
-                    status="optimal",
-                    proof=proof,
-                    seconds=round(time.perf_counter() - started, 4),
-                )
+                return _answer(graph, tables, hint, started, sum(caps.values()), proof=proof)
         left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
         model = PathModel(graph, tables)
         if hint:
@@ -685,18 +686,7 @@ def solve_cpsat(
             bound = min(bound, sum(caps.values()))
         if known_bound is not None:
             bound = min(bound, known_bound)
-        revenue = sum(r.revenue for r in routes)
-        return answer(
-            graph,
-            tables,
-            routes,
-            solver="cpsat",
-            status="optimal" if bound <= revenue else "feasible",
-            bound=max(bound, revenue),
-            **stats,
-            proof="whole model",
-            seconds=round(time.perf_counter() - started, 4),
-        )
+        return _answer(graph, tables, routes, started, bound, **stats, proof="whole model")
     except TimeLimitError:
         running = deadline.current()
         if running is not None and running.cancelled:
@@ -706,14 +696,4 @@ def solve_cpsat(
         bounds = [sum(ceiling(pay_table(table, graph, bonuses)) for table in tables)]
         bounds += [known_bound] if known_bound is not None else []
         bounds += [sum(caps.values())] if len(caps) == len(tables) else []
-        revenue = sum(r.revenue for r in hint)
-        return answer(
-            graph,
-            tables,
-            hint,
-            solver="cpsat",
-            status="optimal" if min(bounds) <= revenue else "feasible",
-            bound=max(min(bounds), revenue),
-            proof="the time limit stopped the model build",
-            seconds=round(time.perf_counter() - started, 4),
-        )
+        return _answer(graph, tables, hint, started, min(bounds), proof="the time limit stopped the model build")

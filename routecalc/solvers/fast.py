@@ -324,15 +324,7 @@ def solve_fast(
     tables = train_tables(graph)
     listed = enumerate_company(graph, tables, route_limit, clock)
     routes, bound, stats = combine_company(graph, tables, listed, clock)
-    return answer(
-        graph,
-        tables,
-        routes,
-        solver="fast",
-        bound=bound,
-        **stats,
-        seconds=clock.seconds(),
-    )
+    return answer(graph, tables, routes, clock.started, solver="fast", bound=bound, **stats)
 
 
 def _nothing(graph: TrackGraph, table: TrainTable, prices: PayTable, out_of_work: bool) -> TrainRoutes:

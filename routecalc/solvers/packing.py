@@ -173,11 +173,11 @@ def solve_packing(
         graph,
         tables,
         routes,
+        clock.started,
         solver="packing",
         status=status,
         bound=bound,
         routes_enumerated=sum(found.enumerated for found in per_train),
         routes_kept=sum(len(found.revenue) for found in per_train),
         **stats,
-        seconds=clock.seconds(),
     )

@@ -156,9 +156,9 @@ def solve_reference(position: Position, graph: TrackGraph | None = None, *, time
         graph,
         tables,
         chosen,
+        started,
         solver="reference",
         bound=bound,
         routes_enumerated=sum(len(r) for r in per_train),
         nodes=nodes,
-        seconds=round(time.perf_counter() - started, 4),
     )
