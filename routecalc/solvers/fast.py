@@ -309,6 +309,23 @@ def combine_company(
     )
 
 
+def enumerate_position(
+    position: Position,
+    graph: TrackGraph | None,
+    time_limit: float | None,
+    route_limit: int | None,
+    progress: Callable[[float], None] | None,
+) -> tuple[Clock, TrackGraph, list[TrainTable], list[TrainRoutes]]:
+    """How a solve over enumerated routes starts: its clock (started before
+    the position is compiled), the compiled graph, the train tables and each
+    train's routes (:func:`enumerate_company`)."""
+    require_route_engine(position.rules)
+    clock = Clock(time_limit, progress)
+    graph = graph or compile_position(position)
+    tables = train_tables(graph)
+    return clock, graph, tables, enumerate_company(graph, tables, route_limit, clock)
+
+
 def solve_fast(
     position: Position,
     graph: TrackGraph | None = None,
@@ -318,11 +335,7 @@ def solve_fast(
     progress: Callable[[float], None] | None = None,
 ) -> dict:
     """Best routes of the operating company: exact unless a limit stops it."""
-    require_route_engine(position.rules)
-    clock = Clock(time_limit, progress)
-    graph = graph or compile_position(position)
-    tables = train_tables(graph)
-    listed = enumerate_company(graph, tables, route_limit, clock)
+    clock, graph, tables, listed = enumerate_position(position, graph, time_limit, route_limit, progress)
     routes, bound, stats = combine_company(graph, tables, listed, clock)
     return answer(graph, tables, routes, clock.started, solver="fast", bound=bound, **stats)
 

@@ -17,12 +17,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..graph import TrackGraph, compile_position
+from ..graph import TrackGraph
 from ..model import Position
 from ..routes import Route, answer
-from ..rules import require_route_engine
-from ..scoring import train_tables
-from .fast import ENUMERATION_SHARE, Clock, TrainRoutes, enumerate_company, listed_routes
+from .fast import ENUMERATION_SHARE, TrainRoutes, enumerate_position, listed_routes
 
 #: Routes packed per second of the time limit given at most (the model's size
 #: is set by the limit asked for, never by the time left on the clock, so the
@@ -157,11 +155,7 @@ def solve_packing(
     route_limit: int | None = None,
 ) -> dict:
     """Enumerate every train's routes, then pack them with CP-SAT."""
-    require_route_engine(position.rules)
-    clock = Clock(time_limit, None)
-    graph = graph or compile_position(position)
-    tables = train_tables(graph)
-    per_train = enumerate_company(graph, tables, route_limit, clock)
+    clock, graph, tables, per_train = enumerate_position(position, graph, time_limit, route_limit, None)
     left = None if time_limit is None else max(0.01, time_limit - clock.seconds())
     # the model is sized for the share of the limit the enumeration leaves, whatever the clock says
     size_for = None if time_limit is None else time_limit * (1 - ENUMERATION_SHARE)
