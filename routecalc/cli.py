@@ -255,14 +255,15 @@ def cmd_bench(args) -> int:
     return cli_bench(args)
 
 
+def _add_time_limit(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--time-limit`` in seconds, ``DEFAULT_TIME_LIMIT`` unless given
+    (``help_text`` shows it as ``%(default)g``)."""
+    parser.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, help=help_text)
+
+
 def add_batch_options(parser: argparse.ArgumentParser) -> None:
     """How ``batch`` and ``bench`` spread the work (the engine and its workers) and limit each solve."""
-    parser.add_argument(
-        "--time-limit",
-        type=float,
-        default=DEFAULT_TIME_LIMIT,
-        help=f"seconds per position (default {DEFAULT_TIME_LIMIT:g})",
-    )
+    _add_time_limit(parser, "seconds per position (default %(default)g)")
     parser.add_argument("--route-limit", type=int, default=None, metavar="N", help="routes per train at most")
     parser.add_argument(
         "--engine",
@@ -301,12 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="best routes for one or more positions")
     solve.add_argument("positions", nargs="+", metavar="POSITION.json")
     solve.add_argument("--solver", default=DEFAULT_SOLVER, choices=sorted(SOLVERS))
-    solve.add_argument(
-        "--time-limit",
-        type=float,
-        default=DEFAULT_TIME_LIMIT,
-        help=f"seconds (default {DEFAULT_TIME_LIMIT:g}); a solve it stops answers the best found, status feasible",
-    )
+    _add_time_limit(solve, "seconds (default %(default)g); a solve it stops answers the best found, status feasible")
     solve.add_argument(
         "--route-limit",
         type=int,
@@ -333,12 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     drawn.add_argument("--routes", metavar="ROUTES.json", help="draw these routes (validated and scored first)")
     drawn.add_argument("--solve", action="store_true", help="draw the best routes")
     render.add_argument("--solver", default=DEFAULT_SOLVER, choices=sorted(SOLVERS))
-    render.add_argument(
-        "--time-limit",
-        type=float,
-        default=DEFAULT_TIME_LIMIT,
-        help=f"seconds, with --solve (default {DEFAULT_TIME_LIMIT:g})",
-    )
+    _add_time_limit(render, "seconds, with --solve (default %(default)g)")
     render.add_argument("-o", "--output", default="-", metavar="BOARD.svg", help="default: standard output")
     render.set_defaults(func=cmd_render)
 
