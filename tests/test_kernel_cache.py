@@ -55,19 +55,20 @@ print(json.dumps({{"compiled": counts["compiled"], "loaded": counts["loaded"],
 """
 
 
+def run_python(code: str, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``python -c code args`` in a child process with ``env``; it must succeed."""
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], check=False, capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def run_tiny(module_dir: Path, cache_dir: Path | None, before: str = "", after: str = "") -> tuple[dict, str]:
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = str(cache_dir)
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD.format(before=before, after=after), str(module_dir)],
-        check=False,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
+    done = run_python(CHILD.format(before=before, after=after), str(module_dir), env=env)
     return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
 
 
@@ -155,21 +156,8 @@ def test_the_cli_on_a_cold_cache_says_it_is_compiling(tmp_path):
         if not entry.name.startswith("combination._fill_index-"):
             shutil.copy(entry, target / entry.name)
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from routecalc.cli import main; sys.exit(main())",
-            "solve",
-            str(FIXTURES / "1830-late.json"),
-        ],
-        check=False,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
+    cli = "import sys; from routecalc.cli import main; sys.exit(main())"
+    done = run_python(cli, "solve", str(FIXTURES / "1830-late.json"), env=env)
     assert json.loads(done.stdout)["revenue"] == 320
     said = done.stderr.splitlines()
     assert len(said) == 3
