@@ -101,6 +101,11 @@ def line_board(*codes: str, trains: list | None = None, token_at: int = 0, **kwa
     return position(column(*codes, tokens={token_at: [["A"]]}), trains, **kwargs)
 
 
+def visit_bonus(cell_id: str, amount: int) -> dict:
+    """A position's ``options`` with one visit bonus: ``amount`` for a route paying a stop in ``cell_id``."""
+    return {"bonuses": [{"type": "visit", "cells": [cell_id], "amount": amount}]}
+
+
 def route(train: str, *nodes: str, hexes: list | None = None) -> dict:
     out: dict[str, Any] = {"train": train, "nodes": list(nodes)}
     if hexes is not None:

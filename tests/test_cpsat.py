@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from boards import cell, city, column, line_board, offboard, position, town, track
+from boards import cell, city, column, line_board, offboard, position, town, track, visit_bonus
 from conftest import CORPUS
 
 from routecalc.graph import compile_position
@@ -167,13 +167,7 @@ def test_bonuses_count_with_the_paying_stops():
 def test_express_chooses_its_stops_with_the_bonus_in_mind():
     # A 2E pays its token stop 20 and one more: the 40, or the 10 in A5 with its visit bonus of
     # 50. 20 + 10 + 50 = 80 beats 20 + 40, so the 40 is skipped.
-    board = line_board(
-        city(20),
-        city(40),
-        city(10),
-        trains=["2E"],
-        options={"bonuses": [{"type": "visit", "cells": ["A5"], "amount": 50}]},
-    )
+    board = line_board(city(20), city(40), city(10), trains=["2E"], options=visit_bonus("A5", 50))
     result = solve(board)
     assert result["revenue"] == 80
     assert result["routes"][0]["skip"] == ["A3-0"]

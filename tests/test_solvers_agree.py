@@ -16,7 +16,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from boards import city, line_board
+from boards import city, line_board, visit_bonus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import positions
@@ -193,13 +193,7 @@ def test_the_agreement_is_not_vacuous():
 def test_a_visit_bonus_on_a_worthless_stop_is_within_the_ceiling():
     """The single-train ceiling that caps auto's CP-SAT path counts a visit
     bonus on a stop worth nothing (it was left out: auto answered 20, optimal)."""
-    board = line_board(
-        city(10),
-        city(10),
-        city(0),
-        trains=["3"],
-        options={"bonuses": [{"type": "visit", "cells": ["A5"], "amount": 10}]},
-    )
+    board = line_board(city(10), city(10), city(0), trains=["3"], options=visit_bonus("A5", 10))
     position = load_position(board)
     for name, solve in CHECKED.items():
         answer = solve(position, compile_position(position), Limits())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from boards import cell, city, column, line_board, offboard, position, route, stop, town, track
+from boards import cell, city, column, line_board, offboard, position, route, stop, town, track, visit_bonus
 
 from routecalc import PositionError, load_position, validate
 from routecalc.errors import RouteViolation
@@ -511,13 +511,7 @@ def test_bonus_needs_a_paying_stop_in_the_cell():
 
 
 def test_express_chooses_paying_stops_with_the_bonus_in_mind():
-    pos = line_board(
-        city(20),
-        city(50),
-        city(10),
-        trains=["2E"],
-        options={"bonuses": [{"type": "visit", "cells": ["A5"], "amount": 50}]},
-    )
+    pos = line_board(city(20), city(50), city(10), trains=["2E"], options=visit_bonus("A5", 50))
     (r,) = validate(pos, [route("2E", "A1-0", "A3-0", "A5-0")])["routes"]
     assert (r["revenue"], r["skip"]) == (20 + 10 + 50, ["A3-0"])
 
