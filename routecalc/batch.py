@@ -11,21 +11,28 @@ nothing written and ``resume`` skips what is already there.
 Three engines run the same jobs: Ray (an embedded local instance, or an
 existing cluster by address), local processes when Ray is not installed,
 and the calling process itself. Every worker loads the kernels once and
-solves whole batches of positions, not one task per position.
+solves whole batches of positions, not one task per position. An embedded
+Ray starts in a thread while the calling process solves positions itself
+from the same queue, until every Ray worker has its kernels loaded: the
+seconds Ray takes to start are not seconds lost.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import resource
 import shlex
+import signal
 import socket
 import statistics
 import subprocess
 import tempfile
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -265,11 +272,34 @@ def _process_batch(jobs: Sequence[Job]) -> list[dict]:
 # --- the engines: jobs in, result lines out in completion order ----------------------------
 
 
-def batches(jobs: Sequence[Job], workers: int, size: int | None = None) -> list[list[Job]]:
-    """Jobs cut into batches: big enough that a task's overhead is small, small
-    enough that every worker gets several (the last ones balance the load)."""
-    size = size or max(1, min(MAX_BATCH, len(jobs) // (workers * 4 * IN_FLIGHT_PER_WORKER)))
-    return [list(jobs[i : i + size]) for i in range(0, len(jobs), size)]
+def batch_size(remaining: int, workers: int) -> int:
+    """Positions per task: big enough that a task's overhead is small, small
+    enough that every worker gets several of what is left (the last ones
+    balance the load)."""
+    return max(1, min(MAX_BATCH, remaining // (workers * 4 * IN_FLIGHT_PER_WORKER)))
+
+
+class WorkQueue:
+    """The jobs not yet handed out, shared by the threads that hand them out:
+    each job is taken exactly once, by whoever asks first."""
+
+    def __init__(self, jobs: Iterable[Job]):
+        self._jobs = deque(jobs)
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+    def take(self, workers: int, size: int | None = None) -> list[Job]:
+        """The next batch: ``size`` jobs, or as many as :func:`batch_size` gives for what is left."""
+        with self._lock:
+            count = min(size or batch_size(len(self._jobs), workers), len(self._jobs))
+            return [self._jobs.popleft() for _ in range(count)]
+
+    def give_back(self, jobs: Iterable[Job]) -> None:
+        """Jobs taken and never done (their worker went away): next in line again."""
+        with self._lock:
+            self._jobs.extendleft(reversed(list(jobs)))
 
 
 def _solvers(jobs: Sequence[Job]) -> list[str]:
@@ -289,7 +319,7 @@ def run_processes(
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     workers = workers or os.cpu_count() or 1
-    pending = batches(jobs, workers, batch_size)[::-1]
+    work = WorkQueue(jobs)
     # spawn, not fork: the parent may hold threads (OR-Tools, numba) that a fork would copy mid-state
     pool = ProcessPoolExecutor(
         workers,
@@ -298,13 +328,17 @@ def run_processes(
         initargs=(_solvers(jobs), settings),
     )
     try:
-        running = {pool.submit(_process_batch, pending.pop()) for _ in range(workers * IN_FLIGHT_PER_WORKER) if pending}
+        running = {
+            pool.submit(_process_batch, work.take(workers, batch_size))
+            for _ in range(workers * IN_FLIGHT_PER_WORKER)
+            if len(work)
+        }
         while running:
             done, running = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
                 yield from future.result()
-                if pending:
-                    running.add(pool.submit(_process_batch, pending.pop()))
+                if len(work):
+                    running.add(pool.submit(_process_batch, work.take(workers, batch_size)))
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 
@@ -317,44 +351,94 @@ def ray_available() -> bool:
     return True
 
 
-def run_ray(
-    jobs: Sequence[Job],
-    settings: Settings,
-    address: str | None = None,
-    workers: int | None = None,
-    batch_size: int | None = None,
-) -> Iterator[dict]:
-    """Jobs on Ray actors, one per CPU of the cluster (spread over its nodes),
-    each fed the next batch as soon as one of its two comes back."""
-    import ray
+@dataclass
+class EngineFigures:
+    """What starting and stopping the engine cost (Ray's overhead, stated in the summary)."""
 
-    ray.init(
-        address=address or "local",
-        num_cpus=None if address else workers,
-        include_dashboard=False,
-        log_to_driver=False,
-        logging_level="ERROR",
-        configure_logging=False,
-    )
-    actors = []
+    engine: str = ""
+    init_seconds: float | None = None  # ray.init: the local instance started, or the cluster joined
+    ready_seconds: float | None = None  # from the start until every worker had loaded the kernels
+    stop_seconds: float | None = None  # ray.shutdown (the local instance's processes stopped)
+    workers: int = 0
+    driver_jobs: int = 0  # jobs the calling process solved itself while the workers started
+
+    def text(self) -> str:
+        if self.engine != "ray":
+            return ""
+        if self.init_seconds is None:
+            parts = ["Ray was still starting when the work was done"]
+        else:
+            parts = [f"Ray started in {self.init_seconds:.2f} s"]
+        if self.ready_seconds is not None:
+            parts.append(f"its {self.workers} workers ready after {self.ready_seconds:.2f} s")
+        if self.driver_jobs:
+            parts.append(f"{self.driver_jobs} solved in the calling process meanwhile")
+        if self.stop_seconds is not None:
+            parts.append(f"stopped in {self.stop_seconds:.2f} s")
+        return ", ".join(parts)
+
+
+def _lost_batch(batch: Sequence[Job], exc: Exception) -> list[dict]:
+    """Lines naming a dead worker's error on each position of its batch."""
+    message = str(exc).splitlines()[0]
+    return [
+        {
+            "file": job.item.key,
+            "solver": job.solver,
+            "error": {"kind": type(exc).__name__, "message": message, "where": None},
+            "seconds": 0.0,
+            "cpu_seconds": 0.0,
+            "node": None,
+            "pid": None,
+        }
+        for job in batch
+    ]
+
+
+NOTHING = object()  # no line has come from Ray yet
+
+
+def ray_driver(
+    conn, solvers: Sequence[str], settings: Settings, address: str | None, workers: int | None, eager: bool
+) -> None:
+    """The Ray driver, in a process and a session of its own (so that stopping
+    Ray, or abandoning its start when the work is done first, is killing that
+    process group, not Ray's graceful stop of 1.3 s): starts Ray (or joins a
+    cluster), one actor per CPU, and keeps each ready actor two batches deep
+    with jobs asked from the calling process over ``conn``. ``eager`` gives
+    each actor its two batches at once, queued behind its start-up (every
+    node gets work even when it is little); otherwise an actor gets work once
+    its kernels are loaded, and the calling process keeps what it can do first.
+
+    It sends ``("started", workers)``, ``("ready",)`` once every actor has its
+    kernels loaded, ``("take", count)`` answered with up to ``count`` batches
+    (none: the work is done), ``("lines", records)`` and ``("error", message)``."""
+    os.setsid()
     try:
-        cpus = int(ray.cluster_resources().get("CPU", 1))
-        workers = max(1, min(workers or cpus, cpus))
-        actor_class = ray.remote(num_cpus=1)(BatchWorker)
-        actors = [
-            actor_class.options(scheduling_strategy="SPREAD").remote(_solvers(jobs), settings) for _ in range(workers)
-        ]
-        pending = batches(jobs, workers, batch_size)[::-1]
-        running: dict[Any, tuple[Any, list[Job]]] = {}
+        import ray
 
-        def submit(actor) -> None:
-            batch = pending.pop()
-            running[actor.solve.remote(batch)] = (actor, batch)
-
-        for _ in range(IN_FLIGHT_PER_WORKER):
-            for actor in actors:
-                if pending:
-                    submit(actor)
+        ray.init(
+            address=address or "local",
+            num_cpus=None if address else workers,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level="ERROR",
+            configure_logging=False,
+        )
+        if address:
+            cpus = int(ray.cluster_resources().get("CPU", 1))
+            workers = max(1, min(workers or cpus, cpus))
+        count = workers or 1
+        conn.send(("started", count))
+        spread = ray.remote(num_cpus=1)(BatchWorker).options(scheduling_strategy="SPREAD")
+        actors = [spread.remote(solvers, settings) for _ in range(count)]
+        # an empty batch is the actor's "ready": it answers once its kernels are loaded
+        running: dict[Any, tuple[Any, list[Job]]] = {actor.solve.remote([]): (actor, []) for actor in actors}
+        for actor in actors if eager else []:
+            conn.send(("take", IN_FLIGHT_PER_WORKER))
+            for batch in conn.recv():
+                running[actor.solve.remote(batch)] = (actor, batch)
+        ready = 0
         while running:
             done, _ = ray.wait(list(running), num_returns=1)
             for ref in done:
@@ -362,29 +446,163 @@ def run_ray(
                 try:
                     records = ray.get(ref)
                 except ray.exceptions.RayError as exc:  # the worker died: name it on each of its positions
-                    message = str(exc).splitlines()[0]
-                    records = [
-                        {
-                            "file": job.item.key,
-                            "solver": job.solver,
-                            "error": {"kind": type(exc).__name__, "message": message, "where": None},
-                            "seconds": 0.0,
-                            "cpu_seconds": 0.0,
-                            "node": None,
-                            "pid": None,
-                        }
-                        for job in batch
-                    ]
-                    actor = None
-                yield from records
-                if pending and actor is not None:
-                    submit(actor)
-                elif pending and not running:
-                    raise RuntimeError("every Ray worker died; rerun with --resume") from None
+                    records, actor = _lost_batch(batch, exc), None
+                if records:
+                    conn.send(("lines", records))
+                if actor is None:
+                    continue
+                if not batch:
+                    ready += 1
+                    if ready == len(actors):
+                        conn.send(("ready",))
+                wanted = 1 if batch else 0 if eager else IN_FLIGHT_PER_WORKER
+                conn.send(("take", wanted))
+                for more in conn.recv():
+                    running[actor.solve.remote(more)] = (actor, more)
+    except Exception as exc:  # noqa: BLE001 - the calling process raises it
+        conn.send(("error", f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"))
+
+
+class RayEngine:
+    """The calling process's side of :func:`ray_driver`: a thread answering its
+    requests from the shared queue and passing its lines on (``results``:
+    lists of lines, the error it reported, ``None`` once it has gone).
+    ``outstanding`` holds the jobs handed over and not yet back, so that the
+    work is done exactly when the queue and it are both empty."""
+
+    def __init__(
+        self, work: WorkQueue, solvers: Sequence[str], settings: Settings, address, workers, size, figures, helps
+    ):
+        import multiprocessing
+
+        self.work, self.size, self.figures = work, size, figures
+        self.workers = (workers or 1) + helps  # the batch sizes count the calling process too
+        self.lock = threading.Lock()
+        self.outstanding: dict[tuple[str, str], Job] = {}
+        self.results: queue.Queue[list[dict] | BaseException | None] = queue.Queue()
+        self.started = time.perf_counter()
+        context = multiprocessing.get_context("spawn")
+        self.conn, theirs = context.Pipe()
+        self.process = context.Process(
+            target=ray_driver,
+            args=(theirs, solvers, settings, address, workers, not helps),
+            name="routecalc-ray",
+            daemon=True,
+        )
+        self.process.start()
+        theirs.close()
+        self.broker = threading.Thread(target=self._serve, name="routecalc-ray-broker", daemon=True)
+        self.broker.start()
+
+    def _serve(self) -> None:
+        try:
+            while True:
+                message = self.conn.recv()
+                kind = message[0]
+                if kind == "take":
+                    with self.lock:
+                        batches = [
+                            batch for _ in range(message[1]) if (batch := self.work.take(self.workers, self.size))
+                        ]
+                        self.outstanding.update(((job.item.key, job.solver), job) for batch in batches for job in batch)
+                    self.conn.send(batches)
+                elif kind == "lines":
+                    with self.lock:
+                        self.results.put(message[1])
+                        for record in message[1]:
+                            self.outstanding.pop((record["file"], record["solver"]), None)
+                elif kind == "started":
+                    self.figures.init_seconds = time.perf_counter() - self.started
+                    self.figures.workers = message[1]
+                elif kind == "ready":
+                    self.figures.ready_seconds = time.perf_counter() - self.started
+                elif kind == "error":
+                    self.results.put(RuntimeError(f"Ray: {message[1]}"))
+        except (EOFError, OSError):
+            pass
+        finally:
+            self.results.put(None)
+
+    def finished(self) -> bool:
+        with self.lock:
+            return not len(self.work) and not self.outstanding
+
+    def take_back(self) -> list[Job]:
+        """The jobs handed over and never answered (the driver process is gone)."""
+        with self.lock:
+            jobs, self.outstanding = list(self.outstanding.values()), {}
+            return jobs
+
+    def stop(self) -> None:
+        stopping = time.perf_counter()
+        if self.process.pid is not None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)  # Ray's processes: the driver's session
+            except (ProcessLookupError, PermissionError):
+                pass  # not yet in a session of its own, hence not yet starting Ray
+            self.process.kill()
+        self.process.join()
+        self.conn.close()
+        self.broker.join()
+        self.figures.stop_seconds = time.perf_counter() - stopping
+
+
+def run_ray(
+    jobs: Sequence[Job],
+    settings: Settings,
+    address: str | None = None,
+    workers: int | None = None,
+    batch_size: int | None = None,
+    figures: EngineFigures | None = None,
+    driver_helps: bool | None = None,
+) -> Iterator[dict]:
+    """Jobs on Ray actors, one per CPU of the cluster (spread over its nodes),
+    each fed the next batch as soon as one of its two comes back.
+
+    ``driver_helps`` (default: with the embedded Ray, whose CPUs are this
+    machine's) makes the calling process one of the workers: Ray gets the
+    other CPUs, and this process solves jobs from the same queue from the
+    start, while Ray is still starting (and whatever is left if Ray fails)."""
+    figures = figures or EngineFigures()
+    figures.engine = "ray"
+    helps = address is None if driver_helps is None else driver_helps
+    if helps and not address:
+        workers = max(1, (workers or os.cpu_count() or 1) - 1)
+    work = WorkQueue(jobs)
+    engine = RayEngine(work, _solvers(jobs), settings, address, workers, batch_size, figures, helps)
+    helper: BatchWorker | None = None
+    gone = False  # the driver process has ended (its error, if any, raised already)
+    try:
+        while True:
+            try:
+                got = engine.results.get_nowait()
+            except queue.Empty:
+                got = NOTHING
+            if got is NOTHING:
+                job = work.take(1, 1) if helps else []
+                if job:
+                    helper = helper or BatchWorker(_solvers(jobs), settings, socket.gethostname())
+                    yield solve_job(job[0], settings, helper.node)
+                    figures.driver_jobs += 1
+                    continue
+                if engine.finished():
+                    break
+                if gone:
+                    lost = engine.take_back()
+                    if not helps:
+                        left = len(work) + len(lost)
+                        raise RuntimeError(f"Ray stopped with {left} positions to go; rerun with --resume")
+                    work.give_back(lost)
+                    continue
+                got = engine.results.get()
+            if got is None:
+                gone = True
+            elif isinstance(got, BaseException):
+                raise got
+            else:
+                yield from got
     finally:
-        for actor in actors:
-            ray.kill(actor)
-        ray.shutdown()
+        engine.stop()
 
 
 def run_jobs(
@@ -394,8 +612,11 @@ def run_jobs(
     address: str | None = None,
     workers: int | None = None,
     batch_size: int | None = None,
+    figures: EngineFigures | None = None,
 ) -> Iterator[dict]:
-    """Result lines of the jobs, in completion order, from the engine chosen."""
+    """Result lines of the jobs, in completion order, from the engine chosen
+    (named in ``figures``, with what its start and stop cost)."""
+    figures = figures or EngineFigures()
     if engine == "auto":
         engine = "ray" if address or ray_available() else "processes"
     if address and engine != "ray":
@@ -403,7 +624,8 @@ def run_jobs(
     if engine == "ray":
         if not ray_available():
             raise PositionError("engine", "Ray is not installed: pip install 'routecalc[cluster]'")
-        return run_ray(jobs, settings, address, workers, batch_size)
+        return run_ray(jobs, settings, address, workers, batch_size, figures)
+    figures.engine = engine
     if engine == "processes":
         return run_processes(jobs, settings, workers, batch_size)
     if engine == "inline":
@@ -497,6 +719,7 @@ class Run:
     start_seconds: float  # until the first line arrived: the engine's start-up (workers, kernels) and one batch
     summary: Summary  # of the whole output file
     nodes: dict[str, int]  # lines of this run per node
+    engine: EngineFigures  # the engine that ran and what its start and stop cost
 
 
 def todo(jobs: Sequence[Job], output: Path, resume: bool) -> list[Job]:
@@ -525,9 +748,10 @@ def run_batch(
     started = time.perf_counter()
     nodes: dict[str, int] = {}
     first = 0.0
+    figures = EngineFigures()
     with _open_output(output, resume) as out:
         if remaining:
-            for record in run_jobs(remaining, settings, engine, address, workers, batch_size):
+            for record in run_jobs(remaining, settings, engine, address, workers, batch_size, figures):
                 first = first or time.perf_counter() - started
                 out.write(json.dumps(record) + "\n")
                 out.flush()
@@ -537,7 +761,7 @@ def run_batch(
     wall = time.perf_counter() - started
     wanted = {(job.item.key, job.solver) for job in jobs}
     mine = [r for r in read_results(output) if (r.get("file"), r.get("solver")) in wanted]
-    return Run(len(remaining), len(jobs) - len(remaining), wall, first, Summary.of(mine), nodes)
+    return Run(len(remaining), len(jobs) - len(remaining), wall, first, Summary.of(mine), nodes, figures)
 
 
 def jobs_for(items: Sequence[Item], solvers: Sequence[str]) -> list[Job]:
@@ -641,5 +865,7 @@ def cli_batch(args) -> int:
         + (f"; lines per node: {nodes}" if len(run.nodes) > 1 else ""),
         file=sys.stderr,
     )
+    if run.engine.text():
+        print(run.engine.text(), file=sys.stderr)
     print(run.summary.text(), file=sys.stderr)
     return 2 if run.summary.errors else 0
