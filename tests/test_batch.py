@@ -12,13 +12,24 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 from conftest import CORPUS
 
-from routecalc.batch import Settings, jobs_for, read_inputs, read_results, run_batch
+from routecalc.batch import (
+    MAX_BATCH,
+    Job,
+    Settings,
+    WorkQueue,
+    batch_size,
+    jobs_for,
+    read_inputs,
+    read_results,
+    run_batch,
+)
 
 #: Every 25th corpus position (20, all four corpus games).
 SLICE = sorted(CORPUS.rglob("*.json"))[::25]
@@ -137,3 +148,30 @@ def test_resume_after_a_killed_run_writes_each_position_once(tmp_path):
     assert lines[: len(written)] == written  # the first run's lines are kept as they were
     assert f"{len(files) - len(written)} solved" in second.stderr
     assert f"{len(written)} already in" in second.stderr
+
+
+def test_work_queue_hands_each_job_out_once():
+    """Threads taking batches at once get every job exactly once; jobs given
+    back (their worker went away) come out next."""
+    jobs = jobs_for(read_inputs(SLICE), ["auto", "fast", "cpsat", "reference"] * 25)
+    work = WorkQueue(jobs)
+    taken: list[list[Job]] = [[] for _ in range(4)]
+
+    def drain(mine: list[Job]) -> None:
+        while batch := work.take(workers=4):
+            mine.extend(batch)
+
+    threads = [threading.Thread(target=drain, args=(mine,)) for mine in taken]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(map(id, sum(taken, []))) == sorted(map(id, jobs)) and len(work) == 0
+    work.give_back(jobs[:3])
+    assert work.take(workers=1, size=2) == jobs[:2] and work.take(workers=1) == jobs[2:3]
+
+
+def test_batch_size_by_what_is_left():
+    assert batch_size(2000, 2) == MAX_BATCH  # many positions: full batches
+    assert batch_size(160, 2) == 10  # four rounds of two in flight per worker
+    assert batch_size(5, 2) == 1  # the last ones one by one

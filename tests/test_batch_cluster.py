@@ -1,119 +1,34 @@
-"""``routecalc batch --address`` on a real two-node Ray cluster on this machine.
+"""``routecalc batch --address`` on a real two-node Ray cluster on this machine
+(``loopback_cluster``: two ``ray start`` nodes of one CPU each, stopped
+whatever happens).
 
 Its own suite (``pytest -m cluster``; ``make test`` runs it after the default run).
-The head and a second node are started with ``ray start`` (one CPU each, so
-the batch's two workers land one on each node), each in a private temporary
-folder with its own ports and its own session token, and stopped at the
-end whatever happens, by their process groups (never ``ray stop``, which
-would stop every Ray on a shared machine).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import secrets
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from conftest import CORPUS
+from loopback_cluster import loopback_cluster
 
-from routecalc.batch import Settings, jobs_for, read_inputs, read_results, run_batch
+from routecalc.batch import EngineFigures, Settings, jobs_for, read_inputs, read_results, run_batch, run_ray
 
 pytestmark = pytest.mark.cluster  # its own suite: make test runs it after the default one
 
-RAY = str(Path(sys.executable).with_name("ray"))
 SLICE = sorted(CORPUS.rglob("*.json"))[3::40]  # 13 positions of every corpus game
-START_TIMEOUT = 240  # seconds: a node starts in 5 s on a quiet machine, far slower on a busy shared one
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def node_ports() -> list[str]:
-    """Ports of one node's own servers: two nodes on one machine must not share them."""
-    return [
-        arg
-        for option in (
-            "--node-manager-port",
-            "--object-manager-port",
-            "--dashboard-agent-listen-port",
-            "--dashboard-agent-grpc-port",
-            "--runtime-env-agent-port",
-            "--metrics-export-port",
-        )
-        for arg in (option, str(free_port()))
-    ]
-
-
-def stop(group: int) -> None:
-    """End every process of one node (the ``ray start`` process group)."""
-    try:
-        os.killpg(group, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[tuple[str, dict]]:
     """(address, environment) of a running two-node cluster."""
-    folder = tempfile.mkdtemp(prefix="rc-ray-", dir="/tmp")  # short: Ray's socket paths have a length limit
-    env = {
-        **os.environ,
-        "RAY_AUTH_MODE": "token",
-        "RAY_AUTH_TOKEN": secrets.token_hex(16),
-        "RAY_USAGE_STATS_ENABLED": "0",
-    }
-    common = [
-        "--node-ip-address",
-        "127.0.0.1",
-        "--num-cpus",
-        "1",
-        "--object-store-memory",
-        str(80 * 2**20),
-        "--temp-dir",
-        folder,
-        "--include-log-monitor",
-        "false",
-        "--disable-usage-stats",
-    ]
-    port = free_port()
-    address = f"127.0.0.1:{port}"
-    groups: list[int] = []
-    try:
-        for name, args in (
-            (
-                "head",
-                ["--head", "--port", str(port), "--include-dashboard", "false", "--dashboard-port", str(free_port())],
-            ),
-            ("node", ["--address", address]),
-        ):
-            with open(Path(folder) / f"{name}.log", "w") as log:
-                start = subprocess.Popen(
-                    [RAY, "start", *args, *common, *node_ports()],
-                    env=env,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
-                groups.append(start.pid)  # its daemons stay in its process group after it returns
-                code = start.wait(timeout=START_TIMEOUT)
-            assert code == 0, f"ray start ({name}) failed:\n{(Path(folder) / f'{name}.log').read_text()[-3000:]}"
-        yield address, env
-    finally:
-        for group in groups:
-            stop(group)
-        shutil.rmtree(folder, ignore_errors=True)
+    with loopback_cluster() as running:
+        yield running
 
 
 def test_batch_on_a_two_node_cluster(cluster, tmp_path):
@@ -155,3 +70,30 @@ def test_batch_on_a_two_node_cluster(cluster, tmp_path):
         assert remote[file]["answer"]["status"] == line["answer"]["status"] == "optimal"
         assert remote[file]["answer"]["routes"] == line["answer"]["routes"]
     assert json.loads(out.read_text().splitlines()[0])["reference"]  # corpus figures travel with the lines
+
+
+def test_embedded_ray_solves_each_position_once(tmp_path):
+    """The calling process and Ray's actors take from one queue: every position
+    exactly once, optimal, whoever solved it; without the calling process
+    helping, Ray's two actors solve them all."""
+    files = sorted(CORPUS.rglob("*.json"))[1::10]  # 50 positions of every corpus game
+    jobs = jobs_for(read_inputs(files), ["auto"])
+    out = tmp_path / "ray.jsonl"
+    run = run_batch(jobs, out, Settings(), engine="ray", workers=2)
+    lines = read_results(out)
+    assert sorted(line["file"] for line in lines) == sorted(map(str, files))
+    for line in lines:
+        assert line["answer"]["status"] == "optimal"
+        assert line["answer"]["revenue"] == line["reference"]["optimum"]
+    assert run.engine.engine == "ray"
+    assert run.engine.driver_jobs == sum(line["pid"] == os.getpid() for line in lines)
+
+    figures = EngineFigures()
+    alone = list(run_ray(jobs, Settings(), workers=2, figures=figures, driver_helps=False))
+    assert sorted(line["file"] for line in alone) == sorted(map(str, files))
+    assert figures.driver_jobs == 0 and not any(line["pid"] == os.getpid() for line in alone)
+    assert len({line["pid"] for line in alone}) <= 2 and figures.workers == 2
+    assert figures.init_seconds is not None and figures.ready_seconds is not None
+    assert {line["file"]: line["answer"]["revenue"] for line in alone} == {
+        line["file"]: line["answer"]["revenue"] for line in lines
+    }
