@@ -19,6 +19,7 @@ seconds Ray takes to start are not seconds lost.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import queue
@@ -29,6 +30,7 @@ import signal
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -47,6 +49,8 @@ ENGINES = ("auto", "ray", "processes", "inline")
 IN_FLIGHT_PER_WORKER = 2
 #: Positions per batch at most; fewer when there are few positions per worker.
 MAX_BATCH = 16
+#: The embedded Ray's priority below the calling process, which solves beside it (``nice``).
+RAY_NICENESS = 10
 #: Seconds an external solver may run past the time limit before it is stopped.
 EXTERNAL_GRACE = 5.0
 
@@ -344,11 +348,8 @@ def run_processes(
 
 
 def ray_available() -> bool:
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether Ray is installed, without importing it (0.5 s the calling process need not pay: Ray runs apart)."""
+    return importlib.util.find_spec("ray") is not None
 
 
 @dataclass
@@ -399,21 +400,29 @@ NOTHING = object()  # no line has come from Ray yet
 
 
 def ray_driver(
-    conn, solvers: Sequence[str], settings: Settings, address: str | None, workers: int | None, eager: bool
+    conn, solvers: Sequence[str], settings: Settings, address: str | None, workers: int | None, helped: bool
 ) -> None:
-    """The Ray driver, in a process and a session of its own (so that stopping
-    Ray, or abandoning its start when the work is done first, is killing that
-    process group, not Ray's graceful stop of 1.3 s): starts Ray (or joins a
+    """The Ray driver, in a process and a process group of its own (so that
+    stopping Ray, or abandoning its start when the work is done first, is
+    killing that group, not Ray's graceful stop of 1.3 s; the same session, so
+    the same scheduler group as the calling process, where a lower priority
+    counts): starts Ray (or joins a
     cluster), one actor per CPU, and keeps each ready actor two batches deep
-    with jobs asked from the calling process over ``conn``. ``eager`` gives
-    each actor its two batches at once, queued behind its start-up (every
-    node gets work even when it is little); otherwise an actor gets work once
-    its kernels are loaded, and the calling process keeps what it can do first.
+    with jobs asked from the calling process over ``conn``.
+
+    ``helped``: the calling process solves from the same queue, so an actor
+    gets work only once its kernels are loaded, and Ray runs at a lower
+    priority (:data:`RAY_NICENESS`): its start-up takes the CPU the calling
+    process leaves, not the calling process's. Otherwise each actor gets its
+    two batches at once, queued behind its start-up (every node gets work
+    even when there is little).
 
     It sends ``("started", workers)``, ``("ready",)`` once every actor has its
     kernels loaded, ``("take", count)`` answered with up to ``count`` batches
     (none: the work is done), ``("lines", records)`` and ``("error", message)``."""
-    os.setsid()
+    os.setpgid(0, 0)
+    if helped and os.nice(0) < RAY_NICENESS:  # not started at that priority already (see RayEngine)
+        os.nice(RAY_NICENESS)
     try:
         import ray
 
@@ -434,7 +443,7 @@ def ray_driver(
         actors = [spread.remote(solvers, settings) for _ in range(count)]
         # an empty batch is the actor's "ready": it answers once its kernels are loaded
         running: dict[Any, tuple[Any, list[Job]]] = {actor.solve.remote([]): (actor, []) for actor in actors}
-        for actor in actors if eager else []:
+        for actor in [] if helped else actors:
             conn.send(("take", IN_FLIGHT_PER_WORKER))
             for batch in conn.recv():
                 running[actor.solve.remote(batch)] = (actor, batch)
@@ -455,12 +464,19 @@ def ray_driver(
                     ready += 1
                     if ready == len(actors):
                         conn.send(("ready",))
-                wanted = 1 if batch else 0 if eager else IN_FLIGHT_PER_WORKER
+                wanted = 1 if batch else IN_FLIGHT_PER_WORKER if helped else 0
                 conn.send(("take", wanted))
                 for more in conn.recv():
                     running[actor.solve.remote(more)] = (actor, more)
     except Exception as exc:  # noqa: BLE001 - the calling process raises it
         conn.send(("error", f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"))
+
+
+def _start_below(process) -> None:
+    """Start the Ray driver at :data:`RAY_NICENESS` from its first instruction
+    (its interpreter's start and imports too), from a thread of that priority."""
+    os.nice(RAY_NICENESS)
+    process.start()
 
 
 class RayEngine:
@@ -485,11 +501,16 @@ class RayEngine:
         self.conn, theirs = context.Pipe()
         self.process = context.Process(
             target=ray_driver,
-            args=(theirs, solvers, settings, address, workers, not helps),
+            args=(theirs, solvers, settings, address, workers, helps),
             name="routecalc-ray",
             daemon=True,
         )
-        self.process.start()
+        if helps and sys.platform == "linux":  # a thread's priority is its own there, and what it starts inherits it
+            starter = threading.Thread(target=_start_below, args=(self.process,), name="routecalc-ray-start")
+            starter.start()
+            starter.join()
+        else:
+            self.process.start()
         theirs.close()
         self.broker = threading.Thread(target=self._serve, name="routecalc-ray-broker", daemon=True)
         self.broker.start()
@@ -537,9 +558,9 @@ class RayEngine:
         stopping = time.perf_counter()
         if self.process.pid is not None:
             try:
-                os.killpg(self.process.pid, signal.SIGKILL)  # Ray's processes: the driver's session
+                os.killpg(self.process.pid, signal.SIGKILL)  # Ray's processes: the driver's group
             except (ProcessLookupError, PermissionError):
-                pass  # not yet in a session of its own, hence not yet starting Ray
+                pass  # not yet in a group of its own, hence not yet starting Ray
             self.process.kill()
         self.process.join()
         self.conn.close()
@@ -569,8 +590,9 @@ def run_ray(
     if helps and not address:
         workers = max(1, (workers or os.cpu_count() or 1) - 1)
     work = WorkQueue(jobs)
+    # the kernels loaded here first: the first solve does not wait behind Ray's start
+    helper = BatchWorker(_solvers(jobs), settings, socket.gethostname()) if helps else None
     engine = RayEngine(work, _solvers(jobs), settings, address, workers, batch_size, figures, helps)
-    helper: BatchWorker | None = None
     gone = False  # the driver process has ended (its error, if any, raised already)
     try:
         while True:
@@ -579,9 +601,8 @@ def run_ray(
             except queue.Empty:
                 got = NOTHING
             if got is NOTHING:
-                job = work.take(1, 1) if helps else []
-                if job:
-                    helper = helper or BatchWorker(_solvers(jobs), settings, socket.gethostname())
+                job = work.take(1, 1) if helper else []
+                if helper and job:
                     yield solve_job(job[0], settings, helper.node)
                     figures.driver_jobs += 1
                     continue
@@ -823,8 +844,6 @@ def batch_command(args, jobs: Callable[[Settings], list[Job]], output: Path) -> 
     """The part ``batch`` and ``bench`` share: run the jobs with the command's
     options and a progress bar; an exit status instead when it cannot finish
     (2 bad input, 130 Ctrl-C: the lines written stay for ``--resume``)."""
-    import sys
-
     try:
         settings = settings_of(args)
         chosen = jobs(settings)
@@ -852,8 +871,6 @@ def batch_command(args, jobs: Callable[[Settings], list[Job]], output: Path) -> 
 
 def cli_batch(args) -> int:
     """``routecalc batch``: exit 0, 2 when a position could not be solved, 130 on Ctrl-C."""
-    import sys
-
     output = Path(args.output)
     run = batch_command(args, lambda settings: jobs_for(read_inputs(args.inputs), [args.solver]), output)
     if isinstance(run, int):
