@@ -172,6 +172,14 @@ def median(values) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def baseline(run: dict, inline: dict[int, dict]) -> float:
+    """The in-process loop's wall to compare a run with: the same round's; for
+    the two-node runs, which come after every round, the median of them all."""
+    if run["engine"] == "two-node":
+        return median(r["process_wall"] for r in inline.values())
+    return inline[run["round"]]["process_wall"]
+
+
 def table(runs: list[dict], count: int) -> str:
     inline = {run["round"]: run for run in runs if run["engine"] == "inline"}
     rows = [
@@ -183,7 +191,7 @@ def table(runs: list[dict], count: int) -> str:
     for engine in dict.fromkeys(run["engine"] for run in runs):
         mine = [run for run in runs if run["engine"] == engine]
         walls = [run["process_wall"] for run in mine]
-        ratios = [run["process_wall"] / inline[run["round"]]["process_wall"] for run in mine if run["round"] in inline]
+        ratios = [run["process_wall"] / baseline(run, inline) for run in mine]
         ray = [run["figures"] for run in mine if run["figures"]["engine"] == "ray"]
         ray_text = (
             " / ".join(
@@ -197,18 +205,20 @@ def table(runs: list[dict], count: int) -> str:
         rows.append(
             f"| {LABELS[engine]} | {len(mine)} | {median(walls):.2f} ({min(walls):.2f}-{max(walls):.2f}) "
             f"| {median(walls) / count * 1000:.1f} "
-            + (
-                f"| {median(ratios):.2f} ({', '.join(f'{r:.2f}' for r in ratios)}) "
-                if ratios and engine != "inline"
-                else "| 1 "
-                if engine == "inline"
-                else "| - "
-            )
+            + (f"| {median(ratios):.2f} ({', '.join(f'{r:.2f}' for r in ratios)}) " if engine != "inline" else "| 1 ")
             + f"| {median(run['wall'] for run in mine):.2f} | {median(run['cpu'] for run in mine):.2f} "
             f"| {median(run['solve_cpu'] for run in mine):.2f} | {ray_text} | {helped} "
             f"| {min(run['load'] for run in mine):.1f}-{max(run['load'] for run in mine):.1f} |"
         )
-    return "\n".join(rows)
+    notes = [
+        "",
+        "Wall: from starting the process to its end. Ratios: to the in-process loop of the same round "
+        "(two-node: to the median in-process loop; its rounds come after the others, the cluster running). "
+        "CPU: the process and every descendant (Ray's processes too); for two-node the cluster's nodes "
+        "are not descendants and not counted. Ray init / ready / stop: medians of the runs where Ray got "
+        "that far (- none did: the calling process had solved everything first and Ray's start was abandoned).",
+    ]
+    return "\n".join(rows + notes)
 
 
 def main() -> int:

@@ -258,6 +258,8 @@ def cli_bench(args) -> int:
         f"{run.written} solves in {run.wall_seconds:.2f} s wall (the first after {run.start_seconds:.2f} s)",
         file=sys.stderr,
     )
+    if run.engine.text():
+        print(run.engine.text(), file=sys.stderr)
     print(markdown(rows))
     print(f"report: {folder / REPORT}; plots: {', '.join(f'{p}.svg/.png' for p in PLOTS)}", file=sys.stderr)
     return 0
