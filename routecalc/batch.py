@@ -19,6 +19,7 @@ seconds Ray takes to start are not seconds lost.
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import json
 import os
@@ -36,7 +37,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,10 @@ IN_FLIGHT_PER_WORKER = 2
 MAX_BATCH = 16
 #: The embedded Ray's priority below the calling process, which solves beside it (``nice``).
 RAY_NICENESS = 10
+#: prctl(2): the signal a process gets when the thread that started it ends.
+PR_SET_PDEATHSIG = 1
+#: Seconds a cluster's address may take to accept a connection.
+ADDRESS_TIMEOUT = 10.0
 #: Seconds an external solver may run past the time limit before it is stopped.
 EXTERNAL_GRACE = 5.0
 
@@ -400,15 +405,23 @@ NOTHING = object()  # no line has come from Ray yet
 
 
 def ray_driver(
-    conn, solvers: Sequence[str], settings: Settings, address: str | None, workers: int | None, helped: bool
+    conn,
+    caller: int,
+    solvers: Sequence[str],
+    settings: Settings,
+    address: str | None,
+    workers: int | None,
+    helped: bool,
 ) -> None:
     """The Ray driver, in a process and a process group of its own (so that
     stopping Ray, or abandoning its start when the work is done first, is
     killing that group, not Ray's graceful stop of 1.3 s; the same session, so
     the same scheduler group as the calling process, where a lower priority
-    counts): starts Ray (or joins a
-    cluster), one actor per CPU, and keeps each ready actor two batches deep
-    with jobs asked from the calling process over ``conn``.
+    counts): starts Ray (or joins a cluster), one actor per CPU, and keeps
+    each ready actor two batches deep with jobs asked from the calling
+    process over ``conn``. It dies with the calling process (``caller``):
+    on Linux by the parent-death signal, elsewhere within a second of
+    noticing.
 
     ``helped``: the calling process solves from the same queue, so an actor
     gets work only once its kernels are loaded, and Ray runs at a lower
@@ -420,6 +433,10 @@ def ray_driver(
     It sends ``("started", workers)``, ``("ready",)`` once every actor has its
     kernels loaded, ``("take", count)`` answered with up to ``count`` batches
     (none: the work is done), ``("lines", records)`` and ``("error", message)``."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != caller:
+        return  # gone already
     os.setpgid(0, 0)
     if helped and os.nice(0) < RAY_NICENESS:  # not started at that priority already (see RayEngine)
         os.nice(RAY_NICENESS)
@@ -448,8 +465,8 @@ def ray_driver(
             for batch in conn.recv():
                 running[actor.solve.remote(batch)] = (actor, batch)
         ready = 0
-        while running:
-            done, _ = ray.wait(list(running), num_returns=1)
+        while running and os.getppid() == caller:
+            done, _ = ray.wait(list(running), num_returns=1, timeout=1.0)
             for ref in done:
                 actor, batch = running.pop(ref)
                 try:
@@ -465,18 +482,31 @@ def ray_driver(
                     if ready == len(actors):
                         conn.send(("ready",))
                 wanted = 1 if batch else IN_FLIGHT_PER_WORKER if helped else 0
-                conn.send(("take", wanted))
-                for more in conn.recv():
-                    running[actor.solve.remote(more)] = (actor, more)
+                if wanted:
+                    conn.send(("take", wanted))
+                    for more in conn.recv():
+                        running[actor.solve.remote(more)] = (actor, more)
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        return  # the calling process has gone
     except Exception as exc:  # noqa: BLE001 - the calling process raises it
-        conn.send(("error", f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"))
+        first = (str(exc).strip().splitlines() or [""])[0]
+        with suppress(OSError):
+            conn.send(("error", f"{type(exc).__name__}: {first}"))
 
 
-def _start_below(process) -> None:
-    """Start the Ray driver at :data:`RAY_NICENESS` from its first instruction
-    (its interpreter's start and imports too), from a thread of that priority."""
-    os.nice(RAY_NICENESS)
-    process.start()
+def _start_and_watch(process, niceness: int, started: threading.Event) -> None:
+    """Start the Ray driver and wait for its end. On Linux a thread's priority
+    is its own and what it starts inherits it, so the driver runs at
+    ``niceness`` from its first instruction (its interpreter's start and
+    imports too); and the driver's parent-death signal fires when the thread
+    that started it ends, so this thread lives as long as the driver."""
+    try:
+        if niceness and sys.platform == "linux":
+            os.nice(niceness)
+        process.start()
+    finally:
+        started.set()
+    process.join()
 
 
 class RayEngine:
@@ -501,17 +531,22 @@ class RayEngine:
         self.conn, theirs = context.Pipe()
         self.process = context.Process(
             target=ray_driver,
-            args=(theirs, solvers, settings, address, workers, helps),
+            args=(theirs, os.getpid(), solvers, settings, address, workers, helps),
             name="routecalc-ray",
             daemon=True,
         )
-        if helps and sys.platform == "linux":  # a thread's priority is its own there, and what it starts inherits it
-            starter = threading.Thread(target=_start_below, args=(self.process,), name="routecalc-ray-start")
-            starter.start()
-            starter.join()
-        else:
-            self.process.start()
+        started = threading.Event()
+        self.watcher = threading.Thread(
+            target=_start_and_watch,
+            args=(self.process, RAY_NICENESS if helps else 0, started),
+            name="routecalc-ray-watch",
+            daemon=True,
+        )
+        self.watcher.start()
+        started.wait()
         theirs.close()
+        if self.process.pid is None:
+            raise RuntimeError("the Ray driver process did not start")
         self.broker = threading.Thread(target=self._serve, name="routecalc-ray-broker", daemon=True)
         self.broker.start()
 
@@ -562,7 +597,7 @@ class RayEngine:
             except (ProcessLookupError, PermissionError):
                 pass  # not yet in a group of its own, hence not yet starting Ray
             self.process.kill()
-        self.process.join()
+        self.watcher.join()
         self.conn.close()
         self.broker.join()
         self.figures.stop_seconds = time.perf_counter() - stopping
@@ -626,6 +661,18 @@ def run_ray(
         engine.stop()
 
 
+def check_address(address: str) -> None:
+    """A ``HOST:PORT`` that accepts no connection is a named error, not a
+    ray.init that waits for minutes."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return  # another form Ray understands (ray://..., auto): Ray says what is wrong
+    try:
+        socket.create_connection((host, int(port)), timeout=ADDRESS_TIMEOUT).close()
+    except OSError as exc:
+        raise PositionError("address", f"no Ray cluster answers at {address}: {exc.strerror or exc}") from None
+
+
 def run_jobs(
     jobs: Sequence[Job],
     settings: Settings,
@@ -642,6 +689,8 @@ def run_jobs(
         engine = "ray" if address or ray_available() else "processes"
     if address and engine != "ray":
         raise PositionError("address", f"a cluster address needs the ray engine, not {engine!r}")
+    if address:
+        check_address(address)
     if engine == "ray":
         if not ray_available():
             raise PositionError("engine", "Ray is not installed: pip install 'routecalc[cluster]'")
@@ -840,10 +889,16 @@ def settings_of(args) -> Settings:
     return Settings(args.time_limit, args.route_limit, parse_external(args.external or []))
 
 
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def batch_command(args, jobs: Callable[[Settings], list[Job]], output: Path) -> Run | int:
     """The part ``batch`` and ``bench`` share: run the jobs with the command's
     options and a progress bar; an exit status instead when it cannot finish
-    (2 bad input, 130 Ctrl-C: the lines written stay for ``--resume``)."""
+    (2 bad input, 130 Ctrl-C: the lines written stay for ``--resume``).
+    SIGTERM ends it as Ctrl-C does, the engine's workers stopped on the way."""
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         settings = settings_of(args)
         chosen = jobs(settings)

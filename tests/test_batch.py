@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -30,6 +31,7 @@ from routecalc.batch import (
     read_results,
     run_batch,
 )
+from routecalc.errors import PositionError
 
 #: Every 25th corpus position (20, all four corpus games).
 SLICE = sorted(CORPUS.rglob("*.json"))[::25]
@@ -175,3 +177,14 @@ def test_batch_size_by_what_is_left():
     assert batch_size(2000, 2) == MAX_BATCH  # many positions: full batches
     assert batch_size(160, 2) == 10  # four rounds of two in flight per worker
     assert batch_size(5, 2) == 1  # the last ones one by one
+
+
+def test_a_cluster_address_nobody_answers_is_a_named_error(tmp_path):
+    with socket.socket() as probe:  # a port just freed: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(PositionError) as raised:  # named before any ray.init could wait on it
+        run_batch(
+            jobs_for(read_inputs(SLICE[:1]), ["auto"]), tmp_path / "out.jsonl", Settings(), address=f"127.0.0.1:{port}"
+        )
+    assert raised.value.where == "address" and f"no Ray cluster answers at 127.0.0.1:{port}" in raised.value.message
