@@ -11,12 +11,14 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 
 import pytest
 from conftest import CORPUS
 from loopback_cluster import loopback_cluster
 
+from routecalc import batch
 from routecalc.batch import EngineFigures, Settings, jobs_for, read_inputs, read_results, run_batch, run_ray
 
 pytestmark = pytest.mark.cluster  # its own suite: make test runs it after the default one
@@ -97,3 +99,30 @@ def test_embedded_ray_solves_each_position_once(tmp_path):
     assert {line["file"]: line["answer"]["revenue"] for line in alone} == {
         line["file"]: line["answer"]["revenue"] for line in lines
     }
+
+
+def test_the_calling_process_and_ray_actors_share_the_queue(monkeypatch):
+    """The calling process's first solve waits until Ray's actor is ready, so
+    both take work from the one queue: every position exactly once, some
+    solved here and some by the actor, all optimal."""
+    files = sorted(CORPUS.rglob("*.json"))[2::10]  # 50 positions of every corpus game
+    jobs = jobs_for(read_inputs(files), ["auto"])
+    figures = EngineFigures()
+    solve_here = batch.solve_job
+
+    def once_ray_is_ready(job, settings, node):
+        deadline = time.monotonic() + 240  # Ray starts in seconds; far slower on a busy shared machine
+        while figures.ready_seconds is None:
+            assert time.monotonic() < deadline, "Ray's actor never got ready"
+            time.sleep(0.05)
+        return solve_here(job, settings, node)
+
+    monkeypatch.setattr(batch, "solve_job", once_ray_is_ready)  # the actors solve in their own processes
+    lines = list(run_ray(jobs, Settings(), workers=2, figures=figures))
+    assert sorted(line["file"] for line in lines) == sorted(map(str, files))
+    here = [line for line in lines if line["pid"] == os.getpid()]
+    assert 1 <= len(here) == figures.driver_jobs < len(lines)
+    assert figures.workers == 1  # two CPUs: the calling process and one actor
+    for line in lines:
+        assert line["answer"]["status"] == "optimal"
+        assert line["answer"]["revenue"] == line["reference"]["optimum"]
