@@ -16,6 +16,8 @@ the in-process loop of the same round. Per run:
 - Ray: seconds until ``ray.init`` returned, until every actor had its
   kernels loaded, to stop it, and the positions the calling process solved
   meanwhile (the driver solves from the same queue while Ray starts);
+  ``ray-alone`` is the same Ray with the calling process not solving (two
+  actors, Ray's start-up paid in full: its overhead on its own);
 - every line checked: 500 answers, all optimal, each equal to the corpus's
   certified optimum (the script fails otherwise);
 - the load average before each run.
@@ -45,11 +47,12 @@ from pathlib import Path
 
 from paths import CORPUS, ROOT
 
-ENGINES = ("inline", "processes", "ray")
+ENGINES = ("inline", "processes", "ray", "ray-alone")
 LABELS = {
     "inline": "in-process loop",
     "processes": "local processes",
     "ray": "local Ray",
+    "ray-alone": "local Ray, its actors alone (the calling process not solving)",
     "two-node": "two-node Ray (loopback)",
 }
 PR_SET_CHILD_SUBREAPER = 36
@@ -64,8 +67,9 @@ def run_one(engine: str, output: Path, address: str | None) -> None:
         jobs_for(read_inputs([CORPUS]), ["auto"]),
         output,
         Settings(time_limit=30.0),
-        engine="ray" if address else engine,
+        engine="ray" if address or engine == "ray-alone" else engine,
         address=address,
+        driver_helps=False if engine == "ray-alone" else None,
     )
     print(
         json.dumps(

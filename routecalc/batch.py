@@ -681,9 +681,11 @@ def run_jobs(
     workers: int | None = None,
     batch_size: int | None = None,
     figures: EngineFigures | None = None,
+    driver_helps: bool | None = None,
 ) -> Iterator[dict]:
     """Result lines of the jobs, in completion order, from the engine chosen
-    (named in ``figures``, with what its start and stop cost)."""
+    (named in ``figures``, with what its start and stop cost); ``driver_helps``
+    as for :func:`run_ray`."""
     figures = figures or EngineFigures()
     if engine == "auto":
         engine = "ray" if address or ray_available() else "processes"
@@ -694,7 +696,7 @@ def run_jobs(
     if engine == "ray":
         if not ray_available():
             raise PositionError("engine", "Ray is not installed: pip install 'routecalc[cluster]'")
-        return run_ray(jobs, settings, address, workers, batch_size, figures)
+        return run_ray(jobs, settings, address, workers, batch_size, figures, driver_helps)
     figures.engine = engine
     if engine == "processes":
         return run_processes(jobs, settings, workers, batch_size)
@@ -809,10 +811,12 @@ def run_batch(
     workers: int | None = None,
     batch_size: int | None = None,
     on_line: Callable[[dict], None] | None = None,
+    driver_helps: bool | None = None,
 ) -> Run:
     """Solve the jobs into ``output``, one flushed line each as it arrives.
 
-    ``resume`` keeps the lines already there and skips their (file, solver)."""
+    ``resume`` keeps the lines already there and skips their (file, solver);
+    ``driver_helps`` as for :func:`run_ray`."""
     output = Path(output)
     remaining = todo(jobs, output, resume)
     started = time.perf_counter()
@@ -821,7 +825,7 @@ def run_batch(
     figures = EngineFigures()
     with _open_output(output, resume) as out:
         if remaining:
-            for record in run_jobs(remaining, settings, engine, address, workers, batch_size, figures):
+            for record in run_jobs(remaining, settings, engine, address, workers, batch_size, figures, driver_helps):
                 first = first or time.perf_counter() - started
                 out.write(json.dumps(record) + "\n")
                 out.flush()
