@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import NamedTuple
@@ -466,6 +467,7 @@ class Neighbourhood:
         self._whole: dict[int, int] = {}
         self._closing: dict[int, int] = {}
         self._onward: dict[Cube, tuple[int, int]] = {}
+        self._relayed: dict[tuple[Cube, int], int] = {}
 
     @property
     def state(self) -> State:
@@ -481,14 +483,30 @@ class Neighbourhood:
             return 0
         relaxed = self.search.relaxed
         assert relaxed is not None
-        if actions not in self._whole:
-            self._whole[actions] = relaxed.bound(self.state, actions)
-        if self._whole[actions] <= need:
-            return self._whole[actions]
+        if self.whole(actions) <= need:
+            return self.whole(actions)
         key = (cube, actions)
         if key not in self._rest:
             self._rest[key] = relaxed.bound_without(self.state, cube, actions)
         return self._rest[key]
+
+    def whole(self, actions: int) -> int:
+        """The bound of ``actions`` transports of the whole state."""
+        if actions <= 0:
+            return 0
+        if actions not in self._whole:
+            relaxed = self.search.relaxed
+            assert relaxed is not None
+            self._whole[actions] = relaxed.bound(self.state, actions)
+        return self._whole[actions]
+
+    def relayed(self, at: Cube, actions: int) -> int:
+        """A bound on ``actions`` transports after a relay to ``at`` shared by
+        every cube relayed there: the other cubes bounded by the whole state."""
+        key = (at, actions)
+        if key not in self._relayed:
+            self._relayed[key] = self.search.relayed(self, at, actions, lambda more, _: self.whole(more), 0)
+        return self._relayed[key]
 
     def closing(self, actions: int) -> int:
         """The bound of ``actions`` relays."""
@@ -683,19 +701,30 @@ class PlanSearch:
         cube = move.cube
         if move.to_kind == "city":
             return near.rest(cube, actions, need)
-        closing = near.closing(actions)
         if onward == TRAILING:
-            return closing
-        deliver, relay = near.onward((move.to, cube[1]))
-        out = closing
+            return near.closing(actions)
+        at = (move.to, cube[1])
+        loose = near.relayed(at, actions)
+        if loose <= need:
+            return loose
+        return self.relayed(near, at, actions, lambda more, below: near.rest(cube, more, below), need)
+
+    def relayed(self, near: Neighbourhood, at: Cube, actions: int, rest: Callable[[int, int], int], need: int) -> int:
+        """:meth:`after_bound` of ``actions`` transports after a relay of a
+        cube to ``at``, where ``rest(k, below)`` bounds ``k`` transports of
+        the other cubes (looser where that is at most ``below``)."""
+        relaxed = self.relaxed
+        assert relaxed is not None
+        deliver, relay = near.onward(at)
+        out = near.closing(actions)
         if deliver:
-            out = max(out, deliver + near.rest(cube, actions - 1, need - deliver))
+            out = max(out, deliver + rest(actions - 1, need - deliver))
         if relay and actions >= 2:
-            last = relaxed.best(relaxed.from_relays(cube[1]), near.state.served)[0]
+            last = relaxed.best(relaxed.from_relays(at[1]), near.state.served)[0]
             chain = relay + last + relaxed.cards_add(near.state, actions)
             for moves in range(2, actions + 1):  # the cube's moves on, the last a delivery
                 length = chain + (moves - 2) * relaxed.relay_to_relay
-                out = max(out, length + near.rest(cube, actions - moves, need - length))
+                out = max(out, length + rest(actions - moves, need - length))
         return out
 
     def _closing_worth(self, state: State, actions: int, cut: int) -> bool:
