@@ -382,12 +382,12 @@ class Relaxed:
                     by_city = total + (actions - deliveries) * relay_move
         return min(by_cube, by_city) + self.cards_add(state, actions)
 
-    def bound_without(self, state: State, cube: Cube, actions: int) -> int:
-        """:meth:`bound` of ``state`` less one ``cube``. Most cubes of a state
-        change no term of the bound: not among its best firsts or relays, not
-        the last of their colour, with cubes enough left; those share the
-        bound of the whole state."""
-        summary = self._summary(state, actions)
+    def bound_without(self, state: State, cube: Cube, actions: int, whole: int) -> int:
+        """:meth:`bound` of ``state`` less one ``cube``, given ``whole``, that of
+        the whole state. Most cubes of a state change no term of the bound:
+        not among its best firsts or relays, not the last of their colour,
+        with cubes enough left; those share the bound of the whole state."""
+        summary = self._summary(state, actions, whole)
         firsts, relaying, colors, whole = summary
         i = state.cubes.index(cube)
         first, relay = state.firsts[i][0], self.to_relay[cube[0]]
@@ -407,7 +407,7 @@ class Relaxed:
         )
         return self.bound(without, actions)
 
-    def _summary(self, state: State, actions: int) -> tuple[list[int], list[int], Counter[str], int]:
+    def _summary(self, state: State, actions: int, whole: int) -> tuple[list[int], list[int], Counter[str], int]:
         """The state's firsts and relay incomes, most first, its cubes per colour, and its bound."""
         key = (state, actions)
         if key not in self._summaries:
@@ -417,7 +417,7 @@ class Relaxed:
                 sorted((v for v, _ in state.firsts), reverse=True),
                 sorted((r for node, _ in state.cubes if (r := self.to_relay[node])), reverse=True),
                 Counter(color for _, color in state.cubes),
-                self.bound(state, actions),
+                whole,
             )
         return self._summaries[key]
 
@@ -487,7 +487,7 @@ class Neighbourhood:
             return self.whole(actions)
         key = (cube, actions)
         if key not in self._rest:
-            self._rest[key] = relaxed.bound_without(self.state, cube, actions)
+            self._rest[key] = relaxed.bound_without(self.state, cube, actions, self.whole(actions))
         return self._rest[key]
 
     def whole(self, actions: int) -> int:
