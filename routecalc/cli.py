@@ -220,10 +220,12 @@ def cmd_serve(args) -> int:
         )
     args.allowed_host = ",".join(args.allowed_host)
     args.cors_origin = ",".join(args.cors_origin) if args.cors_origin else None
+    args.solve_in = None if args.solve_in is None else int(args.solve_in == "processes")
     for option, env in (
         ("max_body", "ROUTECALC_MAX_BODY"),
         ("max_time_limit", "ROUTECALC_MAX_TIME_LIMIT"),
         ("threads", "ROUTECALC_SOLVE_THREADS"),
+        ("solve_in", "ROUTECALC_SOLVE_PROCESSES"),
         ("queue", "ROUTECALC_QUEUE"),
         ("allowed_host", "ROUTECALC_ALLOWED_HOSTS"),
         ("cors_origin", "ROUTECALC_CORS_ORIGINS"),
@@ -337,7 +339,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
-    serve.add_argument("--threads", type=int, default=None, help="solve threads per worker (default: cores)")
+    serve.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="solve workers per uvicorn worker, each one job at a time (default: cores)",
+    )
+    serve.add_argument(
+        "--solve-in",
+        choices=["processes", "threads"],
+        default=None,
+        help="solve workers are processes (default: /healthz never waits for a solve's GIL) or threads",
+    )
     serve.add_argument(
         "--max-time-limit",
         type=float,
@@ -349,7 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--queue",
         type=int,
         default=None,
-        help="requests waiting for a solve thread at most; beyond them 503 (default 8)",
+        help="requests waiting for a solve worker at most; beyond them 503 (default 8)",
     )
     serve.add_argument(
         "--allowed-host",

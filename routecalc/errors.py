@@ -23,6 +23,9 @@ class PositionError(RoutecalcError, ValueError):
         self.message = message
         super().__init__(f"{where}: {message}" if where else message)
 
+    def __reduce__(self):  # pickled whole (the service's worker processes send it back)
+        return (PositionError, (self.where, self.message))
+
 
 class RouteViolation(RoutecalcError):
     """A proposed route breaks a rule.
@@ -40,6 +43,9 @@ class RouteViolation(RoutecalcError):
         where = f"route {route}: " if route is not None else ""
         super().__init__(f"{where}{rule}: {detail}")
 
+    def __reduce__(self):
+        return (RouteViolation, (self.rule, self.detail, self.route, self.choices))
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rule": self.rule, "detail": self.detail, "route": self.route}
         if self.choices:
@@ -53,3 +59,6 @@ class TimeLimitError(PositionError):
 
     def __init__(self, message: str):
         super().__init__("time_limit", message)
+
+    def __reduce__(self):
+        return (TimeLimitError, (self.message,))

@@ -1,17 +1,20 @@
 """The HTTP service: solve, validate, render, the games, and the web page.
 
 Every engine call (reading the position, compiling, solving, drawing) runs
-in a worker thread pool, so the event loop stays free: ``/healthz``
-answers while long solves run (the numba kernels release the GIL). Solver
-names are looked up in ``routecalc.solvers.SOLVERS`` at request time, so
-solvers registered after start-up are served too. Bad input gets the
-engine's named error (``{"error", "where"}``: 400 for unreadable JSON,
-422 otherwise), a body over the size limit 413.
+in a solve worker (``service.workers``): a worker process by default, so
+the event loop never waits for the GIL and ``/healthz`` answers in
+milliseconds while long solves run; or a thread of this process
+(``processes=False``), where solver names are looked up in
+``routecalc.solvers.SOLVERS`` at request time and solvers registered after
+start-up are served too. Bad input gets the engine's named error
+(``{"error", "where"}``: 400 for unreadable JSON, 422 otherwise), a body
+over the size limit 413.
 
 Settings come from the environment so that every uvicorn worker process
 reads the same: ``ROUTECALC_MAX_BODY`` (bytes), ``ROUTECALC_MAX_TIME_LIMIT``
 (seconds; caps a request's ``time_limit`` and is the default),
-``ROUTECALC_SOLVE_THREADS``.
+``ROUTECALC_SOLVE_THREADS`` (solve workers), ``ROUTECALC_SOLVE_PROCESSES``
+(``0``: workers are threads).
 """
 
 from __future__ import annotations
@@ -21,10 +24,8 @@ import json
 import logging
 import math
 import os
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +39,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from routecalc import api, deadline, solvers
+from routecalc import api, solvers
 from routecalc.errors import PositionError, RoutecalcError, RouteViolation
 from routecalc.model import load_position, read_json, unwrap
 from routecalc.render import render_svg
@@ -48,6 +49,7 @@ from routecalc.trains import Train
 
 from . import schemas
 from .guard import Guard
+from .workers import ClientGone, ProcessWorkers, ThreadWorkers
 
 LOG = logging.getLogger("routecalc.service")
 STATIC = Path(__file__).resolve().parent / "static"
@@ -65,8 +67,9 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1", "testserver")
 class Settings:
     max_body: int = 1_000_000
     max_time_limit: float = 30.0
+    #: solve workers: each runs one job at a time
     solve_threads: int = os.cpu_count() or 2
-    #: requests waiting for a solve thread at most; beyond them 503 + Retry-After
+    #: requests waiting for a solve worker at most; beyond them 503 + Retry-After
     queue: int = 8
     #: seconds a client has to send the body of a request (408 after)
     body_timeout: float = 10.0
@@ -74,6 +77,8 @@ class Settings:
     allowed_hosts: tuple[str, ...] = LOOPBACK
     #: origins allowed to call from web pages elsewhere (CORS); none by default
     cors_origins: tuple[str, ...] = ()
+    #: solve workers are processes (the default); threads of this process otherwise
+    processes: bool = True
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -90,6 +95,7 @@ class Settings:
             float(env.get("ROUTECALC_BODY_TIMEOUT", cls.body_timeout)),
             names("ROUTECALC_ALLOWED_HOSTS", LOOPBACK),
             names("ROUTECALC_CORS_ORIGINS", ()),
+            env.get("ROUTECALC_SOLVE_PROCESSES", "1") != "0",
         )
 
 
@@ -108,11 +114,7 @@ def internal(exc: Exception) -> JSONResponse:
 
 
 class Busy(Exception):
-    """Every solve thread is busy and the queue is full."""
-
-
-class ClientGone(Exception):
-    """The client hung up before its answer was ready; its work was cancelled."""
+    """Every solve worker is busy and the queue is full."""
 
 
 def fixture_files() -> dict[str, Path]:
@@ -146,6 +148,54 @@ def games() -> list[dict]:
         }
         for name, rules in RULES.items()
     ]
+
+
+# -- the jobs a solve worker runs (module-level: a worker process imports them by name) --
+
+
+def solve_job(body: bytes, solver: str | None, time_limit: float) -> dict:
+    started = time.perf_counter()
+    answer = api.solve(read_json(body), solver or solvers.DEFAULT_SOLVER, time_limit=time_limit)
+    return {**answer, "elapsed": round(time.perf_counter() - started, 4), "time_limit": time_limit}
+
+
+def parts(data: Any, keys: tuple[str, ...]) -> tuple:
+    if not isinstance(data, dict):
+        raise PositionError("body", "must be a JSON object")
+    for key in data:
+        if key not in keys + ("reference",):
+            raise PositionError(key, f"unknown key (expected {', '.join(keys)})")
+    return tuple(data.get(k) for k in keys)
+
+
+def validate_job(body: bytes) -> dict:
+    position_data, routes = parts(read_json(body), ("position", "routes"))
+    if position_data is None:
+        raise PositionError("position", "missing")
+    if routes is None:
+        raise PositionError("routes", "missing")
+    try:
+        return {"valid": True, **api.validate(load_position(position_data), routes)}
+    except RouteViolation as exc:
+        return {"valid": False, "violation": exc.to_json()}
+
+
+def render_job(body: bytes, solve: bool, solver: str | None, time_limit: float) -> str:
+    data = read_json(body)
+    if isinstance(data, dict) and "position" in data and "hexes" not in data:
+        position_data, routes = parts(data, ("position", "routes"))
+    else:
+        position_data, routes = data, None
+    position = load_position(position_data)
+    if solve and routes is not None:
+        raise PositionError("solve", "give routes or solve=true, not both")
+    result = None
+    if solve:
+        # the drawing needs some of the limit too
+        result = api.solve(position, solver or solvers.DEFAULT_SOLVER, time_limit=RENDER_SOLVE_SHARE * time_limit)
+    elif routes is not None:
+        result = api.validate(position, routes)
+    return render_svg(position, result)
 
 
 def _body_schema(model: type, examples: dict[str, Any]) -> dict:
@@ -182,24 +232,15 @@ def _responses(ok: type | None = None, media: str | None = None, errors=(400, 40
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The FastAPI application (``uvicorn --factory service.app:create_app``)."""
     settings = settings or Settings.from_env()
-    running = 0
-    lock = threading.Lock()
-
-    def pool(app: FastAPI) -> ThreadPoolExecutor:
-        """The solve threads; made at start-up, or at first use where no lifespan runs (a mounted app)."""
-        if getattr(app.state, "pool", None) is None:
-            app.state.pool = ThreadPoolExecutor(settings.solve_threads, thread_name_prefix="solve")
-        return app.state.pool
+    workers = (ProcessWorkers if settings.processes else ThreadWorkers)(settings.solve_threads)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        # kernels and CP-SAT (ortools) loaded before the first request, so no request's limit pays for them
-        await asyncio.get_running_loop().run_in_executor(pool(app), lambda: solvers.warm_up(cpsat=True))
+        await workers.start()  # the kernels and CP-SAT loaded before the first request
         try:
             yield
         finally:
-            app.state.pool.shutdown(wait=False, cancel_futures=True)
-            app.state.pool = None
+            workers.stop()
 
     app = FastAPI(
         title="routecalc",
@@ -218,29 +259,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_methods=["GET", "POST"],
             allow_headers=["content-type"],
         )
-    admitted = 0  # requests running or waiting for a solve thread (counted on the event loop)
+    admitted = 0  # requests running or waiting for a solve worker (counted on the event loop)
 
     async def in_pool(request: Request, seconds: float, fn: Callable, *args) -> Any:
-        """Run ``fn`` in a solve thread under a ``seconds`` deadline (from when it
+        """Run ``fn`` in a solve worker under a ``seconds`` deadline (from when it
         starts); refuse with Busy when the queue is full, and cancel the work
         (its next deadline check fails) when the client hangs up."""
         nonlocal admitted
         if admitted >= settings.solve_threads + settings.queue:
             raise Busy()
-        handle = deadline.Deadline(None)  # cancelled if the client leaves
-
-        def job():
-            nonlocal running
-            if handle.cancelled:
-                raise ClientGone()
-            with lock:
-                running += 1
-            try:
-                with deadline.within(deadline=deadline.Deadline(seconds, parent=handle)):
-                    return fn(*args)
-            finally:
-                with lock:
-                    running -= 1
 
         def release(done) -> None:
             nonlocal admitted
@@ -249,7 +276,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 done.exception()  # read, so that a cancelled job's error is not logged as never retrieved
 
         admitted += 1
-        future = asyncio.get_running_loop().run_in_executor(pool(request.app), job)
+        future, cancel = workers.submit(fn, args, seconds)
         future.add_done_callback(release)
         while True:
             done, _ = await asyncio.wait({future}, timeout=DISCONNECT_POLL)
@@ -259,57 +286,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 except (RoutecalcError, ClientGone):
                     raise
                 except Exception as exc:  # a bug: answered here, so the connection stays usable
-                    LOG.exception("internal error in %s", request.url.path)
+                    LOG.error("internal error in %s", request.url.path, exc_info=exc)
                     return internal(exc)
             if await request.is_disconnected():
-                handle.cancel()
+                cancel()
                 raise ClientGone()
-
-    async def read_body(request: Request) -> Any:
-        return read_json(await request.body())
 
     def time_limit_of(requested: float | None) -> float:
         return min(requested, settings.max_time_limit) if requested is not None else settings.max_time_limit
-
-    def solve_job(data: Any, solver: str | None, time_limit: float) -> dict:
-        started = time.perf_counter()
-        answer = api.solve(data, solver or solvers.DEFAULT_SOLVER, time_limit=time_limit)
-        return {**answer, "elapsed": round(time.perf_counter() - started, 4), "time_limit": time_limit}
-
-    def parts(data: Any, keys: tuple[str, ...]) -> tuple:
-        if not isinstance(data, dict):
-            raise PositionError("body", "must be a JSON object")
-        for key in data:
-            if key not in keys + ("reference",):
-                raise PositionError(key, f"unknown key (expected {', '.join(keys)})")
-        return tuple(data.get(k) for k in keys)
-
-    def validate_job(data: Any) -> dict:
-        position_data, routes = parts(data, ("position", "routes"))
-        if position_data is None:
-            raise PositionError("position", "missing")
-        if routes is None:
-            raise PositionError("routes", "missing")
-        try:
-            return {"valid": True, **api.validate(load_position(position_data), routes)}
-        except RouteViolation as exc:
-            return {"valid": False, "violation": exc.to_json()}
-
-    def render_job(data: Any, solve: bool, solver: str | None, time_limit: float) -> str:
-        if isinstance(data, dict) and "position" in data and "hexes" not in data:
-            position_data, routes = parts(data, ("position", "routes"))
-        else:
-            position_data, routes = data, None
-        position = load_position(position_data)
-        if solve and routes is not None:
-            raise PositionError("solve", "give routes or solve=true, not both")
-        result = None
-        if solve:
-            # the drawing needs some of the limit too
-            result = api.solve(position, solver or solvers.DEFAULT_SOLVER, time_limit=RENDER_SOLVE_SHARE * time_limit)
-        elif routes is not None:
-            result = api.validate(position, routes)
-        return render_svg(position, result)
 
     @app.exception_handler(PositionError)
     async def position_error(request: Request, exc: PositionError):
@@ -324,7 +308,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         wait = max(1, math.ceil(settings.max_time_limit / 2))
         return error(
             503,
-            f"all {settings.solve_threads} solve threads are busy and {settings.queue} requests "
+            f"all {settings.solve_threads} solve workers are busy and {settings.queue} requests "
             f"wait: try again in {wait} s",
             "queue",
             headers={"Retry-After": str(wait)},
@@ -368,9 +352,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ):
         """The maximum-revenue route set of the operating company. A solve stopped by its
         time limit answers the best run found with `status: feasible` and a true `bound`."""
-        data = await read_body(request)
         limit = time_limit_of(time_limit)
-        return await in_pool(request, limit, solve_job, data, solver, limit)
+        return await in_pool(request, limit, solve_job, await request.body(), solver, limit)
 
     validate_examples = (
         {
@@ -401,7 +384,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def validate(request: Request):
         """Scored routes and their total (`valid: true`), or the rule a route breaks
         (`valid: false` with the named `violation`)."""
-        return await in_pool(request, settings.max_time_limit, validate_job, await read_body(request))
+        return await in_pool(request, settings.max_time_limit, validate_job, await request.body())
 
     render_examples = (
         {DEMO_FIXTURE: {"summary": "the demo board", "value": {"position": demo_position}}} if demo else {}
@@ -423,9 +406,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """The board (hexes or squares, track, gauges, cities, tokens, towns, offboards);
         with `routes` (validated and scored first) or `solve=true`, the routes in colour
         and a legend with each train's revenue."""
-        data = await read_body(request)
         limit = time_limit_of(time_limit)
-        svg = await in_pool(request, limit, render_job, data, solve, solver, limit)
+        svg = await in_pool(request, limit, render_job, await request.body(), solve, solver, limit)
         if isinstance(svg, Response):  # an error
             return svg
         return Response(svg, media_type="image/svg+xml")
@@ -477,7 +459,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "status": "ok",
             "solvers": list(solvers.SOLVERS),
             "default_solver": solvers.DEFAULT_SOLVER,
-            "jobs_running": running,
+            "jobs_running": workers.running,
             "max_time_limit": settings.max_time_limit,
         }
 

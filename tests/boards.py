@@ -111,3 +111,28 @@ def route(train: str, *nodes: str, hexes: list | None = None) -> dict:
     if hexes is not None:
         out["hexes"] = hexes
     return out
+
+
+def letters(i: int) -> str:
+    """Column letters of the ``i``-th column: A..Z, AA, AB, ..."""
+    out, i = "", i + 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        out = chr(65 + r) + out
+    return out
+
+
+def big_board(n: int, train: str = "8E") -> dict:
+    """``n`` cities joined on every edge: a dense board near the size limit."""
+    cells, side = [], int(n**0.5) + 1
+    for x in range(side):
+        for y in range(side):
+            if len(cells) < n:
+                cells.append(
+                    cell(
+                        f"{letters(x)}{2 * y + 1 + x % 2}",
+                        "city=revenue:20;" + ";".join(f"path=a:{e},b:_0" for e in range(6)),
+                    )
+                )
+    cells[0]["tokens"] = [["A"]]
+    return position(cells, trains=[train])

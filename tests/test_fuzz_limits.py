@@ -4,11 +4,12 @@ validator's assignment of same-name trains, cancelling."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
 import pytest
-from boards import cell, city, column, position
+from boards import big_board, cell, city, column, letters, position
 
 from routecalc import PositionError, api, deadline
 from routecalc.errors import TimeLimitError
@@ -21,30 +22,6 @@ from routecalc.validate import RouteSetValidator, best_assignment
 #: Seconds over a limit the tests allow: a shared machine under load is slow;
 #: ``make fuzz`` holds the strict limit + 1 s (in CPU and wall time).
 SLACK = 5.0
-
-
-def letters(i: int) -> str:
-    out, i = "", i + 1
-    while i:
-        i, r = divmod(i - 1, 26)
-        out = chr(65 + r) + out
-    return out
-
-
-def big_board(n: int, train: str = "8E") -> dict:
-    """``n`` cities joined on every edge: a dense board near the size limit."""
-    cells, side = [], int(n**0.5) + 1
-    for x in range(side):
-        for y in range(side):
-            if len(cells) < n:
-                cells.append(
-                    cell(
-                        f"{letters(x)}{2 * y + 1 + x % 2}",
-                        "city=revenue:20;" + ";".join(f"path=a:{e},b:_0" for e in range(6)),
-                    )
-                )
-    cells[0]["tokens"] = [["A"]]
-    return position(cells, trains=[train])
 
 
 @pytest.mark.parametrize("solver", ["auto", "cpsat", "fast", "reference"])
@@ -160,3 +137,19 @@ def test_the_assignment_prefers_valid_routes_then_revenue():
     assert best_assignment([[0, 5], [7, 0]]) == [1, 0]
     assert best_assignment([[3, 9, 1]]) == [1]
     assert best_assignment([[1, 2], [1, 3]]) in ([0, 1],)
+
+
+def test_the_reference_lists_routes_deeper_than_the_recursion_limit():
+    """The reference's listing went one Python call deeper per stop: a D train
+    on 2,000 cities died of RecursionError (a 500 from the service). Here the
+    recursion limit is lowered below the stops of a chain instead."""
+    board = position(column(*[city(10)] * 150, tokens={0: [["A"]]}), ["D"])
+    fast = api.solve(board, "fast")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(120)
+    try:
+        answer = api.solve(board, "reference", time_limit=60)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert fast["status"] == answer["status"] == "optimal"
+    assert answer["revenue"] == fast["revenue"] == 1500

@@ -28,7 +28,16 @@ JSON = {"content-type": "application/json"}
 
 @pytest.fixture(scope="module")
 def client():
+    """The service as deployed: solves in worker processes."""
     app = create_app(Settings(max_body=MAX_BODY, max_time_limit=MAX_TIME, solve_threads=2))
+    with serving(app) as url, httpx.Client(base_url=url, timeout=120, headers=JSON) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def thread_client():
+    """Solves in threads of the test's process: where solvers the tests register are served."""
+    app = create_app(Settings(max_body=MAX_BODY, max_time_limit=MAX_TIME, solve_threads=2, processes=False))
     with serving(app) as url, httpx.Client(base_url=url, timeout=120, headers=JSON) as c:
         yield c
 
@@ -76,7 +85,8 @@ def test_solve_corpus_wrapper_reaches_the_oracle(client):
     assert r.json()["revenue"] == entry["reference"]["oracle"]["total"] == 250
 
 
-def test_solver_names_are_read_at_request_time_and_time_limit_is_capped(client, monkeypatch, demo_answer):
+def test_solver_names_are_read_at_request_time_and_time_limit_is_capped(thread_client, monkeypatch, demo_answer):
+    client = thread_client
     seen = []
 
     def probe(position, graph, limits):
@@ -130,7 +140,8 @@ def test_every_solver_keeps_to_the_time_limit(client, solver):
     assert waited < 6, f"a 1 s {solver} solve took {waited:.1f} s"
 
 
-def test_healthz_answers_while_a_long_solve_runs(client, monkeypatch):
+def test_healthz_answers_while_a_long_solve_runs_in_a_thread(thread_client, monkeypatch):
+    client = thread_client
     started, release = threading.Event(), threading.Event()
 
     def blocking(position, graph, limits):

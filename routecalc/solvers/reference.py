@@ -57,11 +57,14 @@ def enumerate_routes(graph: TrackGraph, table: TrainTable, deadline: float = mat
     found: list[Route] = []
     finished = True
 
-    def extend(stops: list[int], conns: list[int], used: int, groups: int, edges: int) -> None:
-        nonlocal finished
-        if not finished or time.perf_counter() > deadline:
+    # depth-first, on a stack of its own: a route may pass thousands of stops (a D train), past
+    # Python's recursion limit; children are pushed in reverse so that they are visited in order
+    stack = [([s], [], 0, int(graph.groups[s]), 0) for s in reversed(range(graph.num_stops))]
+    while stack:
+        if time.perf_counter() > deadline:
             finished = False
-            return
+            break
+        stops, conns, used, groups, edges = stack.pop()
         cur = stops[-1]
         if len(stops) >= 2:
             if stops[0] < cur:
@@ -74,7 +77,8 @@ def enumerate_routes(graph: TrackGraph, table: TrainTable, deadline: float = mat
                     if paid is not None:
                         found.append(Route(-1, list(stops), list(conns), paid[0], paid[1]))
             if graph.flags[cur] & (END_ONLY | BLOCKED):
-                return
+                continue
+        children = []
         for k in range(graph.adj_start[cur], graph.adj_start[cur + 1]):
             c, nxt = int(graph.adj_conn[k]), int(graph.adj_other[k])
             mask = mask_of([c], graph)
@@ -85,10 +89,8 @@ def enumerate_routes(graph: TrackGraph, table: TrainTable, deadline: float = mat
             new_edges = edges + int(graph.conn_edges[c])
             if within_limits(stops + [nxt], new_edges, table, graph):
                 continue
-            extend(stops + [nxt], conns + [c], used | mask, groups | int(graph.groups[nxt]), new_edges)
-
-    for s in range(graph.num_stops):
-        extend([s], [], 0, int(graph.groups[s]), 0)
+            children.append((stops + [nxt], conns + [c], used | mask, groups | int(graph.groups[nxt]), new_edges))
+        stack.extend(reversed(children))
     return found, finished
 
 
