@@ -20,11 +20,12 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from itertools import permutations, product
+from itertools import product
 from typing import Any
 
+from .. import deadline as run_deadline
 from ..board import Position
-from ..errors import RouteViolation
+from ..errors import RouteViolation, TimeLimitError
 from ..graph import TOKEN, compile_position
 from ..limits import Limits
 from ..routes import Route
@@ -76,7 +77,11 @@ class Game:
         sugar = position.options.get("sugar", {})
         self.supply = {s: int(sugar.get(g.stop_ids[s], 0)) for s in range(g.num_stops) if self.kind[s] == "mill"}
         self.fee = int(position.options.get("fc_fee", DEFAULT_FC_FEE))
-        self.pool = sorted(position.options.get("wagons", []), reverse=True)
+        #: every wagon of options.wagons (a proposal may pin any of them)
+        self.wagons = sorted(position.options.get("wagons", []), reverse=True)
+        # the wagons a choice may use: no more than the trains without a wagon of their own take, and
+        # then the largest (a larger wagon in place of a smaller one never carries less)
+        self.pool = self.wagons[: sum(1 for t in position.trains if not t.wagon)]
         self.minor = any(t.gauge == "narrow" for t in position.trains)
         self.machines = sum(position.options.get("machines", {}).get(position.company, [])) if self.minor else 0
         self._sugar: dict[tuple, tuple[int, list[int], list[dict[int, int]]]] = {}
@@ -182,12 +187,15 @@ class Game:
         if key in self._sugar:
             return self._sugar[key]
         own = [self.position.trains[r.route.train].wagon for r in runs]
-        pool = list(self.pool)
+        free_runs = [i for i, r in enumerate(runs) if not own[i] and i not in pinned and r.mills]
+        pool = list(self.wagons)
         for cap in pinned.values():
             pool.remove(cap)
-        free_runs = [i for i, r in enumerate(runs) if not own[i] and i not in pinned and r.mills]
+        del pool[len(free_runs) :]  # the largest left, one for each run that could take one
         best: tuple[int, list[int], list[dict[int, int]]] | None = None
+        ticker = run_deadline.Ticker("assigning the pool's wagons")
         for target in product([None] + free_runs, repeat=len(pool)):
+            ticker.tick()
             chosen = [t for t in target if t is not None]
             if len(set(chosen)) != len(chosen):
                 continue
@@ -421,7 +429,7 @@ def validate_cuba(position: Position, proposal: Any, game: Game | None = None) -
     raw = proposal["routes"] if isinstance(proposal, dict) else proposal
     runs = [game.cuba_route(r, i) for i, r in enumerate(routes)]
     pinned: dict[int, int] = {}
-    pool = list(game.pool)
+    pool = list(game.wagons)
     for i, (rj, run) in enumerate(zip(raw, runs)):
         if "wagon" not in rj:
             continue
@@ -441,26 +449,32 @@ def validate_cuba(position: Position, proposal: Any, game: Game | None = None) -
 def best_trains(game: Game, runs: list[Run], free: list[int], pinned: dict[int, int]) -> tuple[list[Run], Extras]:
     """The routes that name no wagon given the trains of their names (which
     differ only in their wagons) the way that pays most: a route is valid on
-    any train of its name, only the sugar it carries changes."""
+    any train of its name, only the sugar it carries changes. Where the wagons
+    of the trains to choose from differ, one CP-SAT model picks trains, pool
+    wagons and cubes together (ten trains of a name have 3.6 million orders)."""
     trains = game.position.trains
     taken = {runs[i].route.train for i in range(len(runs)) if i not in free}
-    names = sorted({trains[runs[i].route.train].name for i in free})
-    choices = []
-    for name in names:
-        which = [i for i in free if trains[runs[i].route.train].name == name]
-        spare = [k for k, t in enumerate(trains) if t.name == name and k not in taken]
-        choices.append([(which, order) for order in permutations(spare, len(which))])
-    best: tuple[list[Run], Extras] | None = None
-    for pick in product(*choices):
-        tried = list(runs)
-        for which, order in pick:
-            for i, k in zip(which, order):
-                tried[i] = replace(runs[i], route=replace(runs[i].route, train=k))
-        extras = game.score_choice(tried, pinned)
-        if best is None or extras.value > best[1].value:
-            best = (tried, extras)
-    assert best is not None
-    return best
+    options = [
+        [(k, t.wagon) for k, t in enumerate(trains) if t.name == trains[run.route.train].name and k not in taken]
+        if i in free
+        else [(run.route.train, pinned.get(i) or trains[run.route.train].wagon)]
+        for i, run in enumerate(runs)
+    ]
+    if all(len({wagon for _, wagon in choices}) == 1 for choices in options):
+        return runs, game.score_choice(runs, pinned)  # the trains to choose from are alike
+    from .cuba_cpsat import assign_trains
+
+    pool = list(game.wagons)
+    for cap in pinned.values():
+        pool.remove(cap)
+    run_deadline.check("giving trains of one name to routes")
+    chosen = assign_trains(
+        options, set(pinned), pool[: len(runs)], [r.mills for r in runs], game.supply, run_deadline.clip(None)
+    )
+    if chosen is None:
+        raise TimeLimitError("the time limit ran out while giving trains of one name to routes")
+    tried = [replace(run, route=replace(run.route, train=k)) for run, k in zip(runs, chosen)]
+    return tried, game.score_choice(tried, pinned)
 
 
 def fc_income(position: Position) -> dict:

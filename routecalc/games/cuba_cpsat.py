@@ -126,3 +126,57 @@ def solve_choice(
     rows = [next((r for r in per_train[i] if solver.BooleanValue(run[r])), -1) for i in range(n)]
     bound = int(solver.BestObjectiveBound() + 1e-6)
     return rows, max(bound, incumbent) if status != cp_model.OPTIMAL else int(solver.ObjectiveValue()), stats
+
+
+def assign_trains(
+    options: list[list[tuple[int, int]]],
+    pinned: set[int],
+    pool: list[int],
+    mills: list[tuple[int, ...]],
+    supply: dict[int, int],
+    time_limit: float | None,
+) -> list[int] | None:
+    """A train for each route from its ``options`` ((train, its wagon) pairs;
+    each train to one route at most) and the pool's wagons to routes whose
+    train has none (one each; not to ``pinned`` routes) carrying the most cubes
+    from the routes' ``mills`` (a maximum flow within the supply), in one model
+    rather than every order of the trains. None if ``time_limit`` stopped it
+    before the optimum was proven."""
+    m = cp_model.CpModel()
+    chose: dict[tuple[int, int], cp_model.IntVar] = {}
+    by_train: dict[int, list[cp_model.IntVar]] = {}
+    for i, choices in enumerate(options):
+        for train, _ in choices:
+            chose[i, train] = m.NewBoolVar(f"r{i}t{train}")
+            by_train.setdefault(train, []).append(chose[i, train])
+        m.AddExactlyOne(chose[i, train] for train, _ in choices)
+    for literals in by_train.values():
+        m.AddAtMostOne(literals)
+    takes: dict[tuple[int, int], cp_model.IntVar] = {}
+    for i, choices in enumerate(options):
+        bare = [chose[i, train] for train, wagon in choices if not wagon]
+        if i in pinned or not mills[i] or not bare:
+            continue
+        for j in range(len(pool)):
+            takes[i, j] = m.NewBoolVar(f"r{i}w{j}")
+        m.Add(sum(takes[i, j] for j in range(len(pool))) <= sum(bare))  # one wagon, on a train without one
+    for j in range(len(pool)):
+        m.AddAtMostOne(takes[i, j] for i in range(len(options)) if (i, j) in takes)
+    flow: dict[tuple[int, int], cp_model.IntVar] = {}
+    for i, choices in enumerate(options):
+        for mill in mills[i]:
+            flow[i, mill] = m.NewIntVar(0, supply[mill], f"r{i}m{mill}")
+        cap = sum(wagon * chose[i, train] for train, wagon in choices) + sum(
+            size * takes[i, j] for j, size in enumerate(pool) if (i, j) in takes
+        )
+        m.Add(sum(flow[i, mill] for mill in mills[i]) <= cap)
+    for mill, cubes in supply.items():
+        m.Add(sum(f for (_, k), f in flow.items() if k == mill) <= cubes)
+    m.Maximize(sum(flow.values()))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1  # a small model: one worker proves it
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(time_limit, 0.001)
+    if solver.Solve(m) != cp_model.OPTIMAL:
+        return None
+    return [next(t for t, _ in choices if solver.Value(chose[i, t])) for i, choices in enumerate(options)]
