@@ -63,6 +63,10 @@ class Extras:
     by_mill: dict[int, int] = field(default_factory=dict)
 
 
+#: Assignments of the pool's wagons to trains tried one by one at most; more go to one CP-SAT model.
+WAGON_ORDERS = 5_000
+
+
 class Game:
     """One position compiled for 18Cuba."""
 
@@ -193,9 +197,10 @@ class Game:
             pool.remove(cap)
         del pool[len(free_runs) :]  # the largest left, one for each run that could take one
         best: tuple[int, list[int], list[dict[int, int]]] | None = None
-        ticker = run_deadline.Ticker("assigning the pool's wagons")
-        for target in product([None] + free_runs, repeat=len(pool)):
-            ticker.tick()
+        mills = [r.mills for r in runs]
+        if (len(free_runs) + 1) ** len(pool) > WAGON_ORDERS:
+            best = self._sugar_model(runs, own, pinned, pool, mills)
+        for target in [] if best else product([None] + free_runs, repeat=len(pool)):
             chosen = [t for t in target if t is not None]
             if len(set(chosen)) != len(chosen):
                 continue
@@ -203,13 +208,27 @@ class Game:
             for cap, t in zip(pool, target):
                 if t is not None:
                     caps[t] = cap
-            flows = max_flow(caps, [r.mills for r in runs], self.supply)
+            flows = max_flow(caps, mills, self.supply)
             total = sum(sum(f.values()) for f in flows)
             if best is None or total > best[0]:
                 best = (total, caps, flows)
         assert best is not None
         self._sugar[key] = best
         return best
+
+    def _sugar_model(
+        self, runs: list[Run], own: list[int], pinned: dict[int, int], pool: list[int], mills: list[tuple[int, ...]]
+    ) -> tuple[int, list[int], list[dict[int, int]]]:
+        """:meth:`sugar` by one CP-SAT model, for pools with too many assignments to try."""
+        from .cuba_cpsat import assign_trains
+
+        options = [[(r.route.train, own[i] or pinned.get(i, 0))] for i, r in enumerate(runs)]
+        run_deadline.check("assigning the pool's wagons")
+        chosen = assign_trains(options, set(pinned), pool, mills, self.supply, run_deadline.clip(None))
+        if chosen is None:
+            raise TimeLimitError("the time limit ran out while assigning the pool's wagons")
+        flows = max_flow(chosen[1], mills, self.supply)
+        return sum(sum(f.values()) for f in flows), chosen[1], flows
 
     def fee_cover(self, runs: list[Run]) -> tuple[list[int], list[int | None]]:
         """FC cities to pay for and each + train's free ignore, cheapest first;
@@ -473,7 +492,7 @@ def best_trains(game: Game, runs: list[Run], free: list[int], pinned: dict[int, 
     )
     if chosen is None:
         raise TimeLimitError("the time limit ran out while giving trains of one name to routes")
-    tried = [replace(run, route=replace(run.route, train=k)) for run, k in zip(runs, chosen)]
+    tried = [replace(run, route=replace(run.route, train=k)) for run, k in zip(runs, chosen[0])]
     return tried, game.score_choice(tried, pinned)
 
 

@@ -28,7 +28,7 @@ from ..rules.cuba import CUBE_INCOME, FC, is_plus
 from ..scoring import pay_table
 from ..solvers.fast import Clock, ceiling, rebuild
 from . import cuba_choice as bb
-from .cuba import Game, fc_income  # the reference: answer form and scoring
+from .cuba import WAGON_ORDERS, Game, fc_income  # the reference: answer form and scoring
 from .cuba_routes import CubaRoutes, CubaStops, list_routes
 
 #: Branch-and-bound nodes a search takes in one turn (between two looks at the clock).
@@ -47,6 +47,11 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
         return fc_income(position)
     game = Game(position)
     graph = game.graph
+    # the kernels value a choice over every order of the pool's wagons: past WAGON_ORDERS of them
+    # (a count of work, not the clock), CP-SAT's model of the choice assigns the wagons instead
+    heavy = (sum(1 for t in position.trains if not t.wagon) + 1) ** len(game.pool) > WAGON_ORDERS
+    if heavy:
+        choice_nodes = 0
     stops = CubaStops.of(graph)
     tables, listed = list_routes(graph, stops, limits.route_limit, clock)
     complete = all(found.found.complete for found in listed)
@@ -86,7 +91,7 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
 
             left = None if limits.time_limit is None else max(0.01, limits.time_limit - clock.seconds())
             found, bound, cp_stats = solve_choice(lists, rows, best, left)
-            if bb.choice_value(lists, np.array(found, np.int64)) >= best:
+            if heavy or bb.choice_value(lists, np.array(found, np.int64)) >= best:
                 rows = found
             stats.update(cp_stats)
             solver = "cuba-cpsat"
@@ -104,7 +109,7 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
         route_stops, conns = rebuild(graph, found.found.buffer, found.walk_row(k))
         runs.append(game.cuba_route(Route(t, route_stops, conns)))
     extras = game.score_choice(runs)
-    value = int(bb.choice_value(lists, np.array(rows, np.int64)))
+    value = extras.value if heavy else int(bb.choice_value(lists, np.array(rows, np.int64)))
     if extras.value != value:
         raise AssertionError(f"the kernels value an 18Cuba choice {value}, the reference {extras.value}")
     if not complete:

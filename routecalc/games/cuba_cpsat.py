@@ -135,13 +135,13 @@ def assign_trains(
     mills: list[tuple[int, ...]],
     supply: dict[int, int],
     time_limit: float | None,
-) -> list[int] | None:
-    """A train for each route from its ``options`` ((train, its wagon) pairs;
-    each train to one route at most) and the pool's wagons to routes whose
-    train has none (one each; not to ``pinned`` routes) carrying the most cubes
-    from the routes' ``mills`` (a maximum flow within the supply), in one model
-    rather than every order of the trains. None if ``time_limit`` stopped it
-    before the optimum was proven."""
+) -> tuple[list[int], list[int]] | None:
+    """(train, wagon capacity) of each route: a train from its ``options``
+    ((train, its wagon) pairs; each train to one route at most) and the pool's
+    wagons to routes whose train has none (one each; not to ``pinned`` routes),
+    carrying the most cubes from the routes' ``mills`` (a maximum flow within
+    the supply), in one model rather than every order of trains and wagons.
+    None if ``time_limit`` stopped it before the optimum was proven."""
     m = cp_model.CpModel()
     chose: dict[tuple[int, int], cp_model.IntVar] = {}
     by_train: dict[int, list[cp_model.IntVar]] = {}
@@ -163,13 +163,15 @@ def assign_trains(
     for j in range(len(pool)):
         m.AddAtMostOne(takes[i, j] for i in range(len(options)) if (i, j) in takes)
     flow: dict[tuple[int, int], cp_model.IntVar] = {}
+    caps = []
     for i, choices in enumerate(options):
         for mill in mills[i]:
             flow[i, mill] = m.NewIntVar(0, supply[mill], f"r{i}m{mill}")
-        cap = sum(wagon * chose[i, train] for train, wagon in choices) + sum(
-            size * takes[i, j] for j, size in enumerate(pool) if (i, j) in takes
+        caps.append(
+            sum(wagon * chose[i, train] for train, wagon in choices)
+            + sum(size * takes[i, j] for j, size in enumerate(pool) if (i, j) in takes)
         )
-        m.Add(sum(flow[i, mill] for mill in mills[i]) <= cap)
+        m.Add(sum(flow[i, mill] for mill in mills[i]) <= caps[-1])
     for mill, cubes in supply.items():
         m.Add(sum(f for (_, k), f in flow.items() if k == mill) <= cubes)
     m.Maximize(sum(flow.values()))
@@ -179,4 +181,5 @@ def assign_trains(
         solver.parameters.max_time_in_seconds = max(time_limit, 0.001)
     if solver.Solve(m) != cp_model.OPTIMAL:
         return None
-    return [next(t for t, _ in choices if solver.Value(chose[i, t])) for i, choices in enumerate(options)]
+    trains = [next(t for t, _ in choices if solver.Value(chose[i, t])) for i, choices in enumerate(options)]
+    return trains, [int(solver.Value(cap)) for cap in caps]
