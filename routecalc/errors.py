@@ -23,7 +23,7 @@ class PositionError(RoutecalcError, ValueError):
         self.message = message
         super().__init__(f"{where}: {message}" if where else message)
 
-    def __reduce__(self):  # pickled whole (the service's worker processes send it back)
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # pickled whole (the service's worker processes send it back)
         return (PositionError, (self.where, self.message))
 
 
@@ -43,7 +43,7 @@ class RouteViolation(RoutecalcError):
         where = f"route {route}: " if route is not None else ""
         super().__init__(f"{where}{rule}: {detail}")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return (RouteViolation, (self.rule, self.detail, self.route, self.choices))
 
     def to_json(self) -> dict[str, Any]:
@@ -60,5 +60,5 @@ class TimeLimitError(PositionError):
     def __init__(self, message: str):
         super().__init__("time_limit", message)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return (TimeLimitError, (self.message,))
