@@ -232,7 +232,11 @@ def _responses(ok: type | None = None, media: str | None = None, errors=(400, 40
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The FastAPI application (``uvicorn --factory service.app:create_app``)."""
     settings = settings or Settings.from_env()
-    workers = (ProcessWorkers if settings.processes else ThreadWorkers)(settings.solve_threads)
+    workers = (
+        ProcessWorkers(settings.solve_threads, preload=(__name__,))  # the jobs below
+        if settings.processes
+        else ThreadWorkers(settings.solve_threads)
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

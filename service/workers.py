@@ -17,6 +17,7 @@ registered after start-up are served only there).
 from __future__ import annotations
 
 import asyncio
+import importlib
 import itertools
 import logging
 import signal
@@ -94,12 +95,15 @@ class ThreadWorkers:
         return asyncio.wrap_future(self._executor().submit(job)), handle.cancel
 
 
-def worker_main(jobs_fd: int, cancels_fd: int) -> None:
-    """A worker process: load the engine, then run jobs until the pipe closes.
-    A second thread listens for cancels of the job that runs."""
+def worker_main(jobs_fd: int, cancels_fd: int, preload: tuple[str, ...]) -> None:
+    """A worker process: load the engine (and the ``preload`` modules, where the
+    jobs' functions live), then run jobs until the pipe closes. A second thread
+    listens for cancels of the job that runs."""
     jobs, cancels = Connection(jobs_fd), Connection(cancels_fd)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the server, which stops its workers
     solvers.warm_up(lambda line: None, cpsat=True)
+    for module in preload:
+        importlib.import_module(module)
     lock = threading.Lock()
     current: list[Any] = [None, None, None]  # job number, its cancel handle, the last job cancelled
 
@@ -145,12 +149,12 @@ class _Worker:
     ``python -c`` with this process's import path, not by ``multiprocessing``,
     whose spawn would run the server's main script again in every worker."""
 
-    def __init__(self) -> None:
+    def __init__(self, preload: tuple[str, ...]) -> None:
         jobs, child_jobs = socket.socketpair()
         cancels, child_cancels = socket.socketpair()
         code = (
             f"import sys; sys.path[:0] = {sys.path!r}; from service.workers import worker_main; "
-            f"worker_main({child_jobs.fileno()}, {child_cancels.fileno()})"
+            f"worker_main({child_jobs.fileno()}, {child_cancels.fileno()}, {preload!r})"
         )
         fds = (child_jobs.fileno(), child_cancels.fileno())
         self.process = subprocess.Popen([sys.executable, "-c", code], pass_fds=fds, stdin=subprocess.DEVNULL)
@@ -169,27 +173,31 @@ class _Worker:
 
 
 class ProcessWorkers:
-    """Jobs in worker processes (started fresh: no locks or threads of the server inherited)."""
+    """Jobs in worker processes (started fresh: no locks or threads of the
+    server inherited); each imports the ``preload`` modules when it starts,
+    so that no job pays for importing its function."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, preload: tuple[str, ...] = ()):
         self.size = size
+        self.preload = preload
         self.running = 0
         self._idle: asyncio.Queue[_Worker] | None = None
         self._all: set[_Worker] = set()
         self._numbers = itertools.count(1)
-        self._started: asyncio.Task | None = None
-        # blocking pipe reads and writes, off the event loop: two per worker
-        self._io = ThreadPoolExecutor(2 * size + 2, thread_name_prefix="worker-io")
+        self._started: asyncio.Future | None = None
+        self._io: ThreadPoolExecutor | None = None
 
     async def start(self) -> None:
         if self._started is None:
             self._idle = asyncio.Queue()
+            # blocking pipe reads and writes, off the event loop: two per worker
+            self._io = ThreadPoolExecutor(2 * self.size + 2, thread_name_prefix="worker-io")
             self._started = asyncio.ensure_future(asyncio.gather(*(self._add() for _ in range(self.size))))
         await asyncio.shield(self._started)
 
     async def _add(self) -> None:
         """Start a worker and queue it as idle once its engine is loaded."""
-        worker = _Worker()
+        worker = _Worker(self.preload)
         self._all.add(worker)
         loop = asyncio.get_running_loop()
         ready = loop.run_in_executor(self._io, worker.jobs.poll, START_TIMEOUT)
@@ -202,7 +210,9 @@ class ProcessWorkers:
         for worker in list(self._all):
             worker.kill()
         self._all.clear()
-        self._io.shutdown(wait=False, cancel_futures=True)
+        if self._io is not None:
+            self._io.shutdown(wait=False, cancel_futures=True)
+        self._started = self._io = None  # a later start begins afresh
 
     def submit(self, fn: Callable, args: tuple, seconds: float) -> tuple[asyncio.Future, Callable[[], None]]:
         """The job's future and what cancels it."""
@@ -235,7 +245,11 @@ class ProcessWorkers:
         state["on"] = worker
         self.running += 1
         try:
-            await loop.run_in_executor(self._io, worker.jobs.send, (number, fn, args, seconds))
+            try:
+                await loop.run_in_executor(self._io, worker.jobs.send, (number, fn, args, seconds))
+            except OSError as exc:  # the worker died while idle
+                await self._replace(worker, None)
+                raise WorkerLost(f"the solve worker had died ({exc})") from exc
             reply = loop.run_in_executor(self._io, worker.jobs.recv)
             left = asyncio.ensure_future(gone.wait())
             await asyncio.wait(
@@ -253,6 +267,8 @@ class ProcessWorkers:
             except (EOFError, OSError) as exc:
                 await self._replace(worker, reply)
                 raise WorkerLost(f"the solve worker died ({exc or type(exc).__name__})") from exc
+            except Exception as exc:  # an answer or error that does not unpickle here: a bug, answered as one
+                ok, value = False, RuntimeError(f"unreadable reply from a solve worker: {exc!r}")
         finally:
             self.running -= 1
             state.pop("on", None)
@@ -261,11 +277,12 @@ class ProcessWorkers:
             raise value
         return value
 
-    async def _replace(self, worker: _Worker, reply: asyncio.Future) -> None:
+    async def _replace(self, worker: _Worker, reply: asyncio.Future | None) -> None:
         """Kill a worker (its pending read ends) and start another in its place."""
         self._all.discard(worker)
         worker.kill()
-        await asyncio.wait({reply}, timeout=5)
+        if reply is not None:
+            await asyncio.wait({reply}, timeout=5)
         worker.close()
         task = asyncio.ensure_future(self._add())
         task.add_done_callback(lambda t: t.cancelled() or t.exception() and LOG.error("%s", t.exception()))

@@ -262,7 +262,7 @@ def test_healthz_is_quick_while_worker_processes_solve():
 def test_a_worker_that_ignores_its_limit_is_killed_and_replaced():
     """The last resort: work that never checks its deadline (here a plain sleep)
     is killed KILL_AFTER s past its limit and a fresh worker takes its place; a
-    worker that dies is reported and replaced too."""
+    worker that dies, during a job or between two, is reported and replaced too."""
 
     async def run() -> None:
         pool = workers.ProcessWorkers(1)
@@ -280,6 +280,13 @@ def test_a_worker_that_ignores_its_limit_is_killed_and_replaced():
             future, _ = pool.submit(sum, ((1, 2),), 5.0)
             assert await future == 3
             assert not pool._all & first
+            (idle,) = pool._all
+            idle.kill()  # dies between two jobs
+            future, _ = pool.submit(sum, ((1, 2),), 5.0)
+            with pytest.raises(workers.WorkerLost):
+                await future
+            future, _ = pool.submit(sum, ((3, 4),), 5.0)
+            assert await future == 7
         finally:
             pool.stop()
 
