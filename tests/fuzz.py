@@ -4,7 +4,7 @@ Each case is one hostile request: a fixture or corpus position (with its
 recorded routes) changed by one to three mutations (wrong types, missing
 and unknown keys, huge, negative and special numbers, lone surrogates,
 aliased cell ids, deep nesting, neighbour cycles, paths to nowhere, many
-trains, big boards, broken tile codes, broken JSON text), sent to one entry
+trains, 18Cuba wagons, big boards, broken tile codes, broken JSON text), sent to one entry
 point: the Python API (solve, validate, render), the CLI, or the service.
 
 Every outcome is classed: an ``answer``, a ``named`` error (a
@@ -257,6 +257,38 @@ def _trains(rng: random.Random, data: Any) -> Any:
     return data
 
 
+def _wagons(rng: random.Random, data: Any) -> Any:
+    """A synthetic 18Cuba board of columns harbor - mill - city (a token) with a
+    long wagon pool, or trains of one name that differ only in their wagon
+    (every order of either was once tried)."""
+    n = rng.choice([3, 8, 12, 20])
+    ends = ";path=a:0,b:_0;path=a:3,b:_0"
+    cells = []
+    for k in range(n):
+        column = _letters(2 * k)
+        cells += [
+            {"id": f"{column}1", "code": "offboard=revenue:10,kind:harbor" + ends},
+            {"id": f"{column}3", "code": "city=revenue:20,kind:mill" + ends},
+            {"id": f"{column}5", "code": "city=revenue:30" + ends, "tokens": [["A"]]},
+        ]
+    options: dict[str, Any] = {"sugar": {f"{_letters(2 * k)}3-0": rng.randint(0, 9) for k in range(n)}}
+    if rng.random() < 0.5:
+        trains: list = ["3"] * min(n, 20)
+        options["wagons"] = [rng.randint(1, 9) for _ in range(rng.choice([n, 30]))]
+    else:
+        trains = [{"name": "3", "wagon": rng.randint(0, 9)} for _ in range(min(n, 20))]
+    return {
+        "format": 1,
+        "game": "18Cuba",
+        "layout": "flat",
+        "phase": {"name": "2", "colors": ["yellow"]},
+        "company": "A",
+        "trains": trains,
+        "hexes": cells,
+        "options": options,
+    }
+
+
 def _big_board(rng: random.Random, data: Any) -> Any:
     """A synthetic board of many cities joined on every edge (size near and past the limits)."""
     n = rng.choice([300, 1200, 2001, 10_000])
@@ -302,6 +334,7 @@ MUTATIONS: list[Callable[[random.Random, Any], Any]] = [
     _tile_code,
     _neighbours,
     _trains,
+    _wagons,
     _big_board,
 ]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import Any
@@ -61,6 +61,12 @@ class Extras:
     cube_total: int = 0
     route_total: int = 0
     by_mill: dict[int, int] = field(default_factory=dict)
+
+
+def _model_time() -> float | None:
+    """Seconds a wagon model may take: to the limit, and its grace (it has no partial answer)."""
+    left = run_deadline.clip(None)
+    return None if left is None else left + run_deadline.GRACE
 
 
 #: Assignments of the pool's wagons to trains tried one by one at most; more go to one CP-SAT model.
@@ -220,11 +226,12 @@ class Game:
         self, runs: list[Run], own: list[int], pinned: dict[int, int], pool: list[int], mills: list[tuple[int, ...]]
     ) -> tuple[int, list[int], list[dict[int, int]]]:
         """:meth:`sugar` by one CP-SAT model, for pools with too many assignments to try."""
-        from .cuba_cpsat import assign_trains
+        from .cuba_cpsat import assign_wagons
 
-        options = [[(r.route.train, own[i] or pinned.get(i, 0))] for i, r in enumerate(runs)]
+        choices = [[(i, own[i] or pinned.get(i, 0))] for i in range(len(runs))]  # each its own train
         run_deadline.check("assigning the pool's wagons")
-        chosen = assign_trains(options, set(pinned), pool, mills, self.supply, run_deadline.clip(None))
+        counts = dict.fromkeys(range(len(runs)), 1)
+        chosen = assign_wagons(choices, counts, set(pinned), pool, mills, self.supply, _model_time())
         if chosen is None:
             raise TimeLimitError("the time limit ran out while assigning the pool's wagons")
         flows = max_flow(chosen[1], mills, self.supply)
@@ -473,26 +480,37 @@ def best_trains(game: Game, runs: list[Run], free: list[int], pinned: dict[int, 
     wagons and cubes together (ten trains of a name have 3.6 million orders)."""
     trains = game.position.trains
     taken = {runs[i].route.train for i in range(len(runs)) if i not in free}
-    options = [
-        [(k, t.wagon) for k, t in enumerate(trains) if t.name == trains[run.route.train].name and k not in taken]
-        if i in free
-        else [(run.route.train, pinned.get(i) or trains[run.route.train].wagon)]
-        for i, run in enumerate(runs)
-    ]
-    if all(len({wagon for _, wagon in choices}) == 1 for choices in options):
+    spare: dict[tuple[str, int], list[int]] = {}  # trains to choose from by kind: name and wagon
+    for k, t in enumerate(trains):
+        if k not in taken:
+            spare.setdefault((t.name, t.wagon), []).append(k)
+    choices: list[list[tuple[Hashable, int]]] = []
+    for i, run in enumerate(runs):
+        name = trains[run.route.train].name
+        if i in free:
+            choices.append([(kind, kind[1]) for kind in spare if kind[0] == name])
+        else:
+            choices.append([(("fixed", i), pinned.get(i) or trains[run.route.train].wagon)])
+    if all(len(options) == 1 for options in choices):
         return runs, game.score_choice(runs, pinned)  # the trains to choose from are alike
-    from .cuba_cpsat import assign_trains
+    from .cuba_cpsat import assign_wagons
 
     pool = list(game.wagons)
     for cap in pinned.values():
         pool.remove(cap)
+    counts: dict[Hashable, int] = {kind: len(ks) for kind, ks in spare.items()}
+    counts.update({("fixed", i): 1 for i in range(len(runs)) if i not in free})
     run_deadline.check("giving trains of one name to routes")
-    chosen = assign_trains(
-        options, set(pinned), pool[: len(runs)], [r.mills for r in runs], game.supply, run_deadline.clip(None)
+    chosen = assign_wagons(
+        choices, counts, set(pinned), pool[: len(runs)], [r.mills for r in runs], game.supply, _model_time()
     )
     if chosen is None:
         raise TimeLimitError("the time limit ran out while giving trains of one name to routes")
-    tried = [replace(run, route=replace(run.route, train=k)) for run, k in zip(runs, chosen[0])]
+    given = {kind: list(ks) for kind, ks in spare.items()}
+    picked = [
+        run.route.train if i not in free else given[kind].pop(0) for i, (run, kind) in enumerate(zip(runs, chosen[0]))
+    ]
+    tried = [replace(run, route=replace(run.route, train=k)) for run, k in zip(runs, picked)]
     return tried, game.score_choice(tried, pinned)
 
 

@@ -24,6 +24,8 @@ beats the incumbent are modelled: no other route can be in a better choice.
 from __future__ import annotations
 
 import os
+from collections import Counter
+from collections.abc import Hashable
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -128,48 +130,49 @@ def solve_choice(
     return rows, max(bound, incumbent) if status != cp_model.OPTIMAL else int(solver.ObjectiveValue()), stats
 
 
-def assign_trains(
-    options: list[list[tuple[int, int]]],
+def assign_wagons(
+    choices: list[list[tuple[Hashable, int]]],
+    counts: dict[Hashable, int],
     pinned: set[int],
     pool: list[int],
     mills: list[tuple[int, ...]],
     supply: dict[int, int],
     time_limit: float | None,
-) -> tuple[list[int], list[int]] | None:
-    """(train, wagon capacity) of each route: a train from its ``options``
-    ((train, its wagon) pairs; each train to one route at most) and the pool's
-    wagons to routes whose train has none (one each; not to ``pinned`` routes),
-    carrying the most cubes from the routes' ``mills`` (a maximum flow within
-    the supply), in one model rather than every order of trains and wagons.
-    None if ``time_limit`` stopped it before the optimum was proven."""
+) -> tuple[list[Hashable], list[int]] | None:
+    """(kind of train, wagon capacity) of each route: a kind from its
+    ``choices`` ((kind, its wagon) pairs; ``counts`` trains of each kind to go
+    round) and the pool's wagons to routes whose train has none (one each; not
+    to ``pinned`` routes), carrying the most cubes from the routes' ``mills`` (a
+    maximum flow within the supply), in one model rather than every order of
+    trains and wagons. Alike trains and wagons are counted, not told apart, so
+    that no symmetry slows the proof. None if ``time_limit`` stopped it first."""
     m = cp_model.CpModel()
-    chose: dict[tuple[int, int], cp_model.IntVar] = {}
-    by_train: dict[int, list[cp_model.IntVar]] = {}
-    for i, choices in enumerate(options):
-        for train, _ in choices:
-            chose[i, train] = m.NewBoolVar(f"r{i}t{train}")
-            by_train.setdefault(train, []).append(chose[i, train])
-        m.AddExactlyOne(chose[i, train] for train, _ in choices)
-    for literals in by_train.values():
-        m.AddAtMostOne(literals)
+    chose: dict[tuple[int, Hashable], cp_model.IntVar] = {}
+    for i, options in enumerate(choices):
+        for kind, _ in options:
+            chose[i, kind] = m.NewBoolVar(f"r{i}k{len(chose)}")
+        m.AddExactlyOne(chose[i, kind] for kind, _ in options)
+    for kind, count in counts.items():
+        m.Add(sum(v for (_, k), v in chose.items() if k == kind) <= count)
+    sizes = Counter(pool)
     takes: dict[tuple[int, int], cp_model.IntVar] = {}
-    for i, choices in enumerate(options):
-        bare = [chose[i, train] for train, wagon in choices if not wagon]
+    for i, options in enumerate(choices):
+        bare = [chose[i, kind] for kind, wagon in options if not wagon]
         if i in pinned or not mills[i] or not bare:
             continue
-        for j in range(len(pool)):
-            takes[i, j] = m.NewBoolVar(f"r{i}w{j}")
-        m.Add(sum(takes[i, j] for j in range(len(pool))) <= sum(bare))  # one wagon, on a train without one
-    for j in range(len(pool)):
-        m.AddAtMostOne(takes[i, j] for i in range(len(options)) if (i, j) in takes)
+        for size in sizes:
+            takes[i, size] = m.NewBoolVar(f"r{i}w{size}")
+        m.Add(sum(takes[i, size] for size in sizes) <= sum(bare))  # one wagon, on a train without one
+    for size, count in sizes.items():
+        m.Add(sum(v for (_, s), v in takes.items() if s == size) <= count)
     flow: dict[tuple[int, int], cp_model.IntVar] = {}
     caps = []
-    for i, choices in enumerate(options):
+    for i, options in enumerate(choices):
         for mill in mills[i]:
             flow[i, mill] = m.NewIntVar(0, supply[mill], f"r{i}m{mill}")
         caps.append(
-            sum(wagon * chose[i, train] for train, wagon in choices)
-            + sum(size * takes[i, j] for j, size in enumerate(pool) if (i, j) in takes)
+            sum(wagon * chose[i, kind] for kind, wagon in options)
+            + sum(size * takes[i, size] for size in sizes if (i, size) in takes)
         )
         m.Add(sum(flow[i, mill] for mill in mills[i]) <= caps[-1])
     for mill, cubes in supply.items():
@@ -181,5 +184,5 @@ def assign_trains(
         solver.parameters.max_time_in_seconds = max(time_limit, 0.001)
     if solver.Solve(m) != cp_model.OPTIMAL:
         return None
-    trains = [next(t for t, _ in choices if solver.Value(chose[i, t])) for i, choices in enumerate(options)]
-    return trains, [int(solver.Value(cap)) for cap in caps]
+    kinds = [next(k for k, _ in options if solver.Value(chose[i, k])) for i, options in enumerate(choices)]
+    return kinds, [int(solver.Value(cap)) for cap in caps]
