@@ -153,3 +153,17 @@ def test_the_reference_lists_routes_deeper_than_the_recursion_limit():
         sys.setrecursionlimit(limit)
     assert fast["status"] == answer["status"] == "optimal"
     assert answer["revenue"] == fast["revenue"] == 1500
+
+
+def test_a_d_train_on_a_big_board_keeps_its_limit_in_cpu_time():
+    """``make fuzz`` (seed 1, api cases 54 and 783): a D train on 1,200 cities
+    took 3.3 s of CPU with a 1 s limit after its listing stopped: the route
+    buffer grown past the limit, 54,000 long rows sorted to drop duplicates,
+    and a piece index a lone train never uses. CPU time, not wall: the
+    machine is shared."""
+    api.solve(big_board(20, "D"), "fast")  # the kernels loaded
+    board = big_board(1_200, "D")
+    t0 = time.process_time()
+    answer = api.solve(board, "fast", time_limit=1.0)
+    assert time.process_time() - t0 < 1.0 + 1.0
+    assert answer["status"] == "feasible" and 0 < answer["revenue"] <= answer["bound"]

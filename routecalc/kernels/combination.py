@@ -136,7 +136,9 @@ def route_lists(masks: list[np.ndarray], revenues: list[np.ndarray], which: list
     blocks = [(len(r) + 63) // 64 for r in revenues]
     block_starts = np.cumsum([0] + blocks)
     index = np.zeros((0, 0), np.uint64)
-    if 64 * words * block_starts[-1] * 8 <= MAX_INDEX_BYTES:
+    # a lone train never looks for routes that fit another's (and a D train's index on a big board
+    # took longer to fill than its whole limit)
+    if len(which) > 1 and 64 * words * block_starts[-1] * 8 <= MAX_INDEX_BYTES:
         index = np.zeros((64 * words, block_starts[-1]), np.uint64)
         for k, mask in enumerate(masks):
             _fill_index(np.ascontiguousarray(mask, dtype=np.uint64), index, block_starts[k])
