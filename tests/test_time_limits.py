@@ -67,3 +67,40 @@ def test_packing_cut_to_the_time_limit_keeps_a_true_bound():
     assert stats["routes_packed"] < sum(len(found.revenue) for found in listed)
     assert sum(r.revenue for r in routes) <= optimum <= bound
     assert status == ("optimal" if bound == optimum else "feasible")
+
+
+SLOW_IMPORT = """
+import importlib.abc, sys, time
+
+class SlowOrtools(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "ortools":
+            time.sleep({pause})  # a cold disk or a loaded machine: the import that the first CP-SAT solve pays
+        return None
+
+sys.meta_path.insert(0, SlowOrtools())
+from routecalc import api, load_position_file
+assert "ortools" not in sys.modules
+position = load_position_file({fixture!r})
+t0 = time.perf_counter()
+answer = api.solve(position, solver="cpsat", time_limit={limit})
+print(round(time.perf_counter() - t0, 3), answer["status"])
+"""
+
+
+def test_the_first_cp_sat_solve_counts_the_ortools_import_in_its_limit():
+    """A fresh process's first CP-SAT solve imports ortools inside the
+    request's limit: with the import made to take 2 s and a limit of 2.5 s,
+    the answer comes within the limit's 1 s promise, where a clock started
+    after the import would answer after 4.5 s (this board is not proven in
+    2.5 s)."""
+    import subprocess
+    import sys
+
+    pause, limit = 2.0, 2.5
+    script = SLOW_IMPORT.format(pause=pause, limit=limit, fixture=str(FIXTURES / "stress-1828-d-8e.json"))
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    seconds, status = run.stdout.split()
+    assert status == "feasible"
+    assert float(seconds) < limit + 1.0, seconds
