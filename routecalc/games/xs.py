@@ -236,14 +236,7 @@ class Layer:
             list(dict.fromkeys((e, c) for e, c, passed in entry if not forbidden.intersection(passed)))
             for entry in trails.exits
         ]
-        self.hops = {
-            p: [
-                (trails.node_entry(q), trails.node_cell[q])
-                for q in trails.ports
-                if trails.node_cell[q] != trails.node_cell[p]
-            ]
-            for p in trails.ports
-        }
+        self.hops = trails.hops
         count = len(self.stops)
         back: list[list[int]] = [[] for _ in range(count)]
         ends: dict[int, list[int]] = {}

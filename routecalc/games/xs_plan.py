@@ -147,14 +147,7 @@ class WalkTable:
             self._kinds[color] = kinds
             self._accepting[color] = frozenset(i for i, kind in kinds.items() if kind == "city")
         trails = self.trails
-        self._hops = {
-            p: [
-                (trails.node_entry(q), trails.node_cell[q])
-                for q in trails.ports
-                if trails.node_cell[q] != trails.node_cell[p]
-            ]
-            for p in trails.ports
-        }
+        self._hops = trails.hops
         #: per cube: destination -> passed cities (a bit per node) -> distance -> cells
         self._walks: dict[Cube, dict[int, dict[int, dict[int, list[str]]]]] = {}
         self._reach: dict[tuple[Cube, frozenset[int]], Reach] = {}

@@ -272,6 +272,11 @@ class Trails:
             if self.node_cell[p] != self.node_cell[q]
         ]
         self.bipartite = all(self.parity[a] != self.parity[b] for a, b in steps)
+        #: per port node, the (entry, cell) of every port in another cell: a cube's hops by sea
+        self.hops = {
+            p: [(self.node_entry(q), self.node_cell[q]) for q in self.ports if self.node_cell[q] != self.node_cell[p]]
+            for p in self.ports
+        }
 
     def node_entry(self, node: int) -> int:
         return self.entry_id[("node", node)]
