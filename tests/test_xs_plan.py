@@ -324,8 +324,8 @@ def test_routecalc_solve_has_a_default_time_limit_and_keeps_to_one(capsys):
     """The CLI's default limit (30 s, as the service's); a shorter one given
     stops the worst board's solve with the best plan found."""
     assert build_parser().parse_args(["solve", "p.json"]).time_limit == DEFAULT_TIME_LIMIT == 30.0
-    started = time.process_time()
+    started = time.thread_time()  # this thread's CPU: not another test's threads, nor the machine's load
     assert main(["solve", str(FIXTURES / "xs-seed-size-3.json"), "--time-limit", "0.1"]) == 0
     answer = json.loads(capsys.readouterr().out)
-    assert time.process_time() - started < 0.1 + 1.0
+    assert time.thread_time() - started < 0.1 + 1.0
     assert answer["status"] == "feasible" and 0 < answer["revenue"] <= 56 <= answer["bound"]
