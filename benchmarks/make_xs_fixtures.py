@@ -78,9 +78,26 @@ def three_lcs() -> dict:
             elif spec[0] == "lc":
                 code = stop(sides, kind="lc")
             else:
-                code = ";".join(["junction"] + [f"path=a:{e},b:_0" for e in sides])
+                code = junction(sides)
             hexes.append({"id": f"{letters(x)}{y + 1}", "code": code})
     return position(hexes, locomotive=3, actions=8)
+
+
+def junction(sides: list[int]) -> str:
+    """A trail crossing joined to ``sides``."""
+    return ";".join(["junction"] + [f"path=a:{e},b:_0" for e in sides])
+
+
+def random_cell(rng: random.Random, sides: list[int], lc_below: float, port_below: float, otherwise) -> str:
+    """A city (3 in 10), an LC, a port (up to the given rolls) or ``otherwise(sides)``."""
+    roll = rng.random()
+    if roll < 0.3:
+        return stop(sides, color=rng.choice(COLORS), goods="|".join(rng.choice(COLORS + ["white"]) for _ in range(2)))
+    if roll < lc_below:
+        return stop(sides, kind="lc")
+    if roll < port_below:
+        return stop(sides, kind="port")
+    return otherwise(sides)
 
 
 def mesh(width: int, height: int, seed: int, level: int) -> dict:
@@ -89,19 +106,7 @@ def mesh(width: int, height: int, seed: int, level: int) -> dict:
     for x in range(width):
         for y in range(height):
             sides = mesh_sides(x, y, width, height)
-            roll = rng.random()
-            if roll < 0.3:
-                code = stop(
-                    sides,
-                    color=rng.choice(COLORS),
-                    goods="|".join(rng.choice(COLORS + ["white"]) for _ in range(2)),
-                )
-            elif roll < 0.45:
-                code = stop(sides, kind="lc")
-            elif roll < 0.5:
-                code = stop(sides, kind="port")
-            else:
-                code = ";".join(["junction"] + [f"path=a:{e},b:_0" for e in sides])
+            code = random_cell(rng, sides, 0.45, 0.5, junction)
             hexes.append({"id": f"{letters(x)}{y + 1}", "code": code})
     return position(hexes, locomotive=level, actions=8)
 
@@ -112,19 +117,7 @@ def seed_size(seed: int, level: int) -> dict:
     for x in range(8):
         for y in range(8):
             sides = [e for e in range(4) if rng.random() < 0.7] or [rng.randrange(4)]
-            roll = rng.random()
-            if roll < 0.3:
-                code = stop(
-                    sides,
-                    color=rng.choice(COLORS),
-                    goods="|".join(rng.choice(COLORS + ["white"]) for _ in range(2)),
-                )
-            elif roll < 0.4:
-                code = stop(sides, kind="lc")
-            elif roll < 0.45:
-                code = stop(sides, kind="port")
-            else:
-                code = rng.choice(TRAILS)
+            code = random_cell(rng, sides, 0.4, 0.45, lambda _: rng.choice(TRAILS))
             hexes.append({"id": f"{letters(x)}{y + 1}", "code": code})
     return position(hexes, locomotive=level, actions=8)
 
