@@ -277,16 +277,7 @@ def _wagons(rng: random.Random, data: Any) -> Any:
         options["wagons"] = [rng.randint(1, 9) for _ in range(rng.choice([n, 30]))]
     else:
         trains = [{"name": "3", "wagon": rng.randint(0, 9)} for _ in range(min(n, 20))]
-    return {
-        "format": 1,
-        "game": "18Cuba",
-        "layout": "flat",
-        "phase": {"name": "2", "colors": ["yellow"]},
-        "company": "A",
-        "trains": trains,
-        "hexes": cells,
-        "options": options,
-    }
+    return {**_synthetic("18Cuba", trains, cells), "options": options}
 
 
 def _big_board(rng: random.Random, data: Any) -> Any:
@@ -303,13 +294,18 @@ def _big_board(rng: random.Random, data: Any) -> Any:
                     }
                 )
     cells[0]["tokens"] = [["A"]]
+    return _synthetic("generic", [rng.choice(["8E", "D", "4", "2"])], cells)
+
+
+def _synthetic(game: str, trains: list, cells: list) -> dict:
+    """A flat board in yellow with company A on it: the frame of the synthetic boards."""
     return {
         "format": 1,
-        "game": "generic",
+        "game": game,
         "layout": "flat",
         "phase": {"name": "2", "colors": ["yellow"]},
         "company": "A",
-        "trains": [rng.choice(["8E", "D", "4", "2"])],
+        "trains": trains,
         "hexes": cells,
     }
 
