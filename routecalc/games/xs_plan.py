@@ -89,15 +89,43 @@ RELAX_AFTER = 16
 Cube = tuple[int, str]  # (node, colour)
 
 
-@dataclass(frozen=True)
 class State:
-    """The turn after some transports, canonical (see the module docstring)."""
+    """The turn after some transports, canonical (see the module docstring).
 
-    cubes: tuple[Cube, ...]  # sorted, one entry per cube
-    served: frozenset[int]  # cities served during the turn that still matter
-    cards: tuple[int, int]  # double_distance and as_level_8 cards left
-    #: per cube, its best relaxed transport (income, destination): derived, not part of the key
-    firsts: tuple[tuple[int, int], ...] = field(compare=False, hash=False, default=())
+    Immutable by convention; equal and hashed by its cubes, served cities and
+    cards (the hash is kept: every state is a memo key many times over)."""
+
+    __slots__ = ("cubes", "served", "cards", "firsts", "_hash")
+
+    def __init__(
+        self,
+        cubes: tuple[Cube, ...],
+        served: frozenset[int],
+        cards: tuple[int, int],
+        firsts: tuple[tuple[int, int], ...] = (),
+    ):
+        self.cubes = cubes  # sorted, one entry per cube
+        self.served = served  # cities served during the turn that still matter
+        self.cards = cards  # double_distance and as_level_8 cards left
+        #: per cube, its best relaxed transport (income, destination): derived, not part of the key
+        self.firsts = firsts
+        self._hash: int | None = None
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash((self.cubes, self.served, self.cards))
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, State):
+            return NotImplemented
+        return hash(self) == hash(other) and (self.cubes, self.served, self.cards) == (
+            other.cubes,
+            other.served,
+            other.cards,
+        )
 
 
 #: The step of a plan in chain order (see :class:`PlanSearch`): any transport
