@@ -95,7 +95,7 @@ class State:
     Immutable by convention; equal and hashed by its cubes, served cities and
     cards (the hash is kept: every state is a memo key many times over)."""
 
-    __slots__ = ("cubes", "served", "cards", "firsts", "_hash")
+    __slots__ = ("cubes", "served", "cards", "firsts", "bounds", "_hash")
 
     def __init__(
         self,
@@ -109,6 +109,8 @@ class State:
         self.cards = cards  # double_distance and as_level_8 cards left
         #: per cube, its best relaxed transport (income, destination): derived, not part of the key
         self.firsts = firsts
+        #: :meth:`Relaxed.bound` of 0, 1, ... transports, once asked for: derived
+        self.bounds: list[int] = []
         self._hash: int | None = None
 
     def __hash__(self) -> int:
@@ -363,45 +365,51 @@ class Relaxed:
         best delivery there from any node a cube may lie on), each other
         action to an LC or port.
         """
+        if actions <= 0:
+            return 0
+        known = state.bounds
+        if len(known) <= actions:
+            known = state.bounds = self.bounds(state, actions)
+        return known[actions]
+
+    def bounds(self, state: State, actions: int) -> list[int]:
+        """:meth:`bound` for 0 to ``actions`` transports, in one pass (the
+        moves of an expanded state ask for several)."""
         served = state.served
         cubes = len(state.cubes)
         firsts = sorted([v for v, _ in state.firsts], reverse=True)[:actions]
         single = list(accumulate(firsts, initial=0))
-        by_cube = single[-1]
         to_relay = self.to_relay
-        relaying = [r for node, _ in state.cubes if (r := to_relay[node])]
-        relay_move = 0
-        if relaying:
-            middle = self.relay_to_relay
-            relay_move = max(max(relaying), middle)
-            if actions >= 2:
-                relaying.sort(reverse=True)
-                chain = list(accumulate(relaying[: actions // 2], initial=0))
-                last = self.last(frozenset(c for _, c in state.cubes), served)
-                top = len(single) - 1
-                for h in range(1, len(chain)):
-                    base = chain[h] + h * last - h * middle
-                    room = cubes - h if cubes - h < top else top
-                    for later in range(h, actions - h + 1):  # moves from an LC or port
-                        s = actions - h - later
-                        if s > room:
-                            s = room
-                        value = (single[s] if s > 0 else 0) + base + later * middle
-                        if value > by_cube:
-                            by_cube = value
-        by_city = actions * relay_move
-        total = 0
-        deliveries = 0
-        most = actions if actions < cubes else cubes
+        relaying = sorted((r for node, _ in state.cubes if (r := to_relay[node])), reverse=True)
+        middle = self.relay_to_relay
+        relay_move = max(relaying[0], middle) if relaying else 0
+        chain = list(accumulate(relaying[: actions // 2], initial=0))
+        last = self.last(frozenset(c for _, c in state.cubes), served) if len(chain) > 1 else 0
+        #: the deliveries by city, each paying more than a relay: their running totals
+        deliveries = [0]
         for v, to in self.into_city:
-            if deliveries == most or v <= relay_move:
+            if len(deliveries) > actions or v <= relay_move:
                 break
             if to not in served:
-                deliveries += 1
-                total += v
-                if total + (actions - deliveries) * relay_move > by_city:
-                    by_city = total + (actions - deliveries) * relay_move
-        return min(by_cube, by_city) + self.cards_add(state, actions)
+                deliveries.append(deliveries[-1] + v)
+        out = [0]
+        for k in range(1, actions + 1):
+            top = k if k < cubes else cubes
+            by_cube = single[top]
+            for h in range(1, min(len(chain), k // 2 + 1)):
+                base = chain[h] + h * last - h * middle
+                room = cubes - h if cubes - h < top else top
+                for later in range(h, k - h + 1):  # moves from an LC or port
+                    n = k - h - later
+                    if n > room:
+                        n = room
+                    value = single[n] + base + later * middle
+                    if value > by_cube:
+                        by_cube = value
+            d = top if top < len(deliveries) else len(deliveries) - 1
+            by_city = deliveries[d] + (k - d) * relay_move
+            out.append((by_cube if by_cube < by_city else by_city) + self.cards_add(state, k))
+        return out
 
     def bound_without(self, state: State, cube: Cube, actions: int, whole: int) -> int:
         """:meth:`bound` of ``state`` less one ``cube``, given ``whole``, that of
