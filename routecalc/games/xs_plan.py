@@ -548,12 +548,8 @@ class Neighbourhood:
     def onward(self, cube: Cube) -> tuple[int, int]:
         """The most a ``cube`` can earn by one delivery, and by one relay, in this state."""
         if cube not in self._onward:
-            state, search = self.state, self.search
-            moves = search.reach(cube, state.served).moves(search.player, state.cards)
-            self._onward[cube] = (
-                max((m.income for m in moves if m.to_kind == "city"), default=0),
-                max((m.income for m in moves if m.to_kind != "city"), default=0),
-            )
+            state = self._state
+            self._onward[cube] = self.search.onward(cube, state.served, state.cards)
         return self._onward[cube]
 
 
@@ -607,6 +603,7 @@ class PlanSearch:
         #: the relaxed bound, once :data:`RELAX_AFTER` states are expanded
         self.relaxed: Relaxed | None = None
         self.memo: dict[tuple[State, int, Step], Entry] = {}
+        self._onward: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
         self.expanded = 0
         self.best_income = 0
         self.best_plan: list[tuple[Move, State]] = []
@@ -683,6 +680,19 @@ class PlanSearch:
             if relaxed is not None:
                 firsts.insert(j, relaxed.best(relaxed.options(cube), served))
         return self.canonical(tuple(cubes), tuple(firsts), served, use_card(state.cards, move.card))
+
+    def onward(self, cube: Cube, served: frozenset[int], cards: tuple[int, int]) -> tuple[int, int]:
+        """The most ``cube`` can earn by one delivery, and by one relay, with
+        ``served`` served and ``cards`` held (many states share them)."""
+        key = (cube, served, cards)
+        known = self._onward.get(key)
+        if known is None:
+            moves = self.reach(cube, served).moves(self.player, cards)
+            known = self._onward[key] = (
+                max((m.income for m in moves if m.to_kind == "city"), default=0),
+                max((m.income for m in moves if m.to_kind != "city"), default=0),
+            )
+        return known
 
     def reach(self, cube: Cube, served: frozenset[int]) -> Reach:
         """The transports of ``cube``, ``served`` served: from the walk tables,
