@@ -372,9 +372,9 @@ class Relaxed:
             known = state.bounds = self.bounds(state, actions)
         return known[actions]
 
-    def bounds(self, state: State, actions: int) -> list[int]:
+    def bounds(self, state: State, actions: int, fewest: int = 1) -> list[int]:
         """:meth:`bound` for 0 to ``actions`` transports, in one pass (the
-        moves of an expanded state ask for several)."""
+        moves of an expanded state ask for several); 0 below ``fewest``."""
         served = state.served
         cubes = len(state.cubes)
         firsts = sorted([v for v, _ in state.firsts], reverse=True)[:actions]
@@ -392,8 +392,8 @@ class Relaxed:
                 break
             if to not in served:
                 deliveries.append(deliveries[-1] + v)
-        out = [0]
-        for k in range(1, actions + 1):
+        out = [0] * fewest
+        for k in range(fewest, actions + 1):
             top = k if k < cubes else cubes
             by_cube = single[top]
             for h in range(1, min(len(chain), k // 2 + 1)):
@@ -434,7 +434,7 @@ class Relaxed:
             state.cards,
             state.firsts[:i] + state.firsts[i + 1 :],
         )
-        return self.bound(without, actions)
+        return self.bounds(without, actions, actions)[actions]
 
     def _summary(self, state: State, actions: int, whole: int) -> tuple[list[int], list[int], Counter[str], int]:
         """The state's firsts and relay incomes, most first, its cubes per colour, and its bound."""
