@@ -497,6 +497,7 @@ class Neighbourhood:
         self._closing: dict[int, int] = {}
         self._onward: dict[Cube, tuple[int, int]] = {}
         self._relayed: dict[tuple[Cube, int], int] = {}
+        self._chains: dict[tuple[str, int], int] = {}
 
     @property
     def state(self) -> State:
@@ -533,9 +534,35 @@ class Neighbourhood:
         """A bound on ``actions`` transports after a relay to ``at`` shared by
         every cube relayed there: the other cubes bounded by the whole state."""
         key = (at, actions)
-        if key not in self._relayed:
-            self._relayed[key] = self.search.relayed(self, at, actions, lambda more, _: self.whole(more), 0)
-        return self._relayed[key]
+        known = self._relayed.get(key)
+        if known is None:
+            deliver, relay = self.onward(at)
+            known = self.closing(actions)
+            if deliver:
+                known = max(known, deliver + self.whole(actions - 1))
+            if relay and actions >= 2:
+                known = max(known, relay + self._chain(at[1], actions))
+            self._relayed[key] = known
+        return known
+
+    def _chain(self, color: str, actions: int) -> int:
+        """What follows a relay of a ``color`` cube at most when the cube
+        moves on (through more LCs or ports, each relay paying at most the
+        most any pays, then a delivery paying at most the best from any) and
+        the other cubes take the actions it leaves: the same for every LC
+        or port (:meth:`PlanSearch.relayed` with the whole state's bound)."""
+        key = (color, actions)
+        known = self._chains.get(key)
+        if known is None:
+            relaxed = self.search.relaxed
+            assert relaxed is not None
+            state = self.state
+            middle = relaxed.relay_to_relay
+            last = relaxed.best(relaxed.from_relays(color), state.served)[0] + relaxed.cards_add(state, actions)
+            known = self._chains[key] = last + max(
+                (moves - 2) * middle + self.whole(actions - moves) for moves in range(2, actions + 1)
+            )
+        return known
 
     def closing(self, actions: int) -> int:
         """The bound of ``actions`` relays."""
