@@ -375,16 +375,35 @@ class Relaxed:
     def bounds(self, state: State, actions: int, fewest: int = 1) -> list[int]:
         """:meth:`bound` for 0 to ``actions`` transports, in one pass (the
         moves of an expanded state ask for several); 0 below ``fewest``."""
-        served = state.served
-        cubes = len(state.cubes)
-        firsts = sorted([v for v, _ in state.firsts], reverse=True)[:actions]
-        single = list(accumulate(firsts, initial=0))
         to_relay = self.to_relay
-        relaying = sorted((r for node, _ in state.cubes if (r := to_relay[node])), reverse=True)
+        return self._bounds(
+            sorted([v for v, _ in state.firsts], reverse=True),
+            sorted([r for node, _ in state.cubes if (r := to_relay[node])], reverse=True),
+            frozenset(c for _, c in state.cubes),
+            state,
+            len(state.cubes),
+            actions,
+            fewest,
+        )
+
+    def _bounds(
+        self,
+        firsts: list[int],
+        relaying: list[int],
+        colors: frozenset[str],
+        state: State,
+        cubes: int,
+        actions: int,
+        fewest: int,
+    ) -> list[int]:
+        """:meth:`bounds` of ``cubes`` cubes whose firsts and relay incomes,
+        most first, and colours are given, with the served cities and cards of ``state``."""
+        served = state.served
+        single = list(accumulate(firsts[:actions], initial=0))
         middle = self.relay_to_relay
         relay_move = max(relaying[0], middle) if relaying else 0
         chain = list(accumulate(relaying[: actions // 2], initial=0))
-        last = self.last(frozenset(c for _, c in state.cubes), served) if len(chain) > 1 else 0
+        last = self.last(colors, served) if len(chain) > 1 else 0
         #: the deliveries by city, each paying more than a relay: their running totals
         deliveries = [0]
         for v, to in self.into_city:
@@ -428,13 +447,13 @@ class Relaxed:
             and colors[cube[1]] > 1
         ):
             return whole
-        without = State(
-            state.cubes[:i] + state.cubes[i + 1 :],
-            state.served,
-            state.cards,
-            state.firsts[:i] + state.firsts[i + 1 :],
-        )
-        return self.bounds(without, actions, actions)[actions]
+        firsts = list(firsts)
+        firsts.remove(first)
+        if relay:
+            relaying = list(relaying)
+            relaying.remove(relay)
+        left = frozenset(c for c, n in colors.items() if n > 1 or c != cube[1])
+        return self._bounds(firsts, relaying, left, state, len(state.cubes) - 1, actions, actions)[actions]
 
     def _summary(self, state: State, actions: int, whole: int) -> tuple[list[int], list[int], Counter[str], int]:
         """The state's firsts and relay incomes, most first, its cubes per colour, and its bound."""
