@@ -52,6 +52,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable
+from operator import attrgetter
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import NamedTuple
@@ -87,6 +88,7 @@ SUMMARIES = 64
 RELAX_AFTER = 16
 
 Cube = tuple[int, str]  # (node, colour)
+_income = attrgetter("income")
 
 
 class State:
@@ -650,6 +652,8 @@ class PlanSearch:
         self.relaxed: Relaxed | None = None
         self.memo: dict[tuple[State, int, Step], Entry] = {}
         self._onward: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
+        #: the transports of a cube per set of served cities (of the walk tables or the reference's walks)
+        self._reaches: dict[tuple[Cube, frozenset[int]], Reach] = {}
         self.expanded = 0
         self.best_income = 0
         self.best_plan: list[tuple[Move, State]] = []
@@ -743,13 +747,19 @@ class PlanSearch:
     def reach(self, cube: Cube, served: frozenset[int]) -> Reach:
         """The transports of ``cube``, ``served`` served: from the walk tables,
         or the reference's walks once the tables have grown too large."""
+        key = (cube, served)
+        reach = self._reaches.get(key)
+        if reach is not None:
+            return reach
         if self.table is not None:
             try:
-                return self.table.reach(cube, served)
+                reach = self._reaches[key] = self.table.reach(cube, served)
+                return reach
             except TooManyWalks:
                 self.table_steps, self.table = self.table.steps, None
         reach = self.walks.reach(cube[0], cube[1], served)
         assert reach is not None  # walked when not yet cached
+        self._reaches[key] = reach
         return reach
 
     def moves(self, state: State, step: Step = FREE, closing: bool = True) -> list[Move]:
@@ -762,7 +772,7 @@ class PlanSearch:
                 out.extend(moves)
             elif closing:
                 out.extend(m for m in moves if m.to_kind != "city")
-        out.sort(key=lambda m: -m.income)
+        out.sort(key=_income, reverse=True)  # stable: ties keep the cubes' order
         return out
 
     def after_bound(self, near: Neighbourhood, actions: int, move: Move, onward: Step, need: int) -> int:
