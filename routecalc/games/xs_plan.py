@@ -654,6 +654,8 @@ class PlanSearch:
         self._onward: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
         #: the transports of a cube per set of served cities (of the walk tables or the reference's walks)
         self._reaches: dict[tuple[Cube, frozenset[int]], Reach] = {}
+        #: and its moves, per set of served cities and cards held
+        self._moves: dict[tuple[Cube, frozenset[int], tuple[int, int]], list[Move]] = {}
         self.expanded = 0
         self.best_income = 0
         self.best_plan: list[tuple[Move, State]] = []
@@ -694,10 +696,12 @@ class PlanSearch:
         firsts: tuple[tuple[int, int], ...],
         served: frozenset[int],
         cards: tuple[int, int],
+        dead: bool = True,
     ) -> State:
         """The state without the cubes that can never move again (no relaxed
-        destination, even with a card) and the served cities that matter to no cube left."""
-        if any(to < 0 for _, to in firsts):
+        destination, even with a card; only looked for where ``dead``) and
+        the served cities that matter to no cube left."""
+        if dead and any(to < 0 for _, to in firsts):
             live = [i for i, (_, to) in enumerate(firsts) if to >= 0]
             cubes, firsts = (
                 tuple(cubes[i] for i in live),
@@ -714,22 +718,31 @@ class PlanSearch:
         went to the city it serves look again."""
         relaxed = self.relaxed
         state = self.with_firsts(state)
-        i = state.cubes.index(move.cube)
-        cubes = list(state.cubes[:i] + state.cubes[i + 1 :])
-        firsts = list(state.firsts[:i] + state.firsts[i + 1 :])
+        cubes = list(state.cubes)
+        i = cubes.index(move.cube)
+        del cubes[i]
+        firsts = list(state.firsts)
+        if firsts:
+            del firsts[i]
         served = state.served
+        dead = False  # a cube that looked again found no destination
         if move.to_kind == "city":
-            served = served | {move.to}
-            for j, (_, to) in enumerate(firsts):
-                if relaxed is not None and to == move.to:
-                    firsts[j] = relaxed.best(relaxed.options(cubes[j]), served)
+            to = move.to
+            served = served | {to}
+            if relaxed is not None:
+                for j, first in enumerate(firsts):
+                    if first[1] == to:
+                        firsts[j] = first = relaxed.best(relaxed.options(cubes[j]), served)
+                        dead = dead or first[1] < 0
         else:
             cube = (move.to, move.cube[1])
             j = bisect_left(cubes, cube)
             cubes.insert(j, cube)
             if relaxed is not None:
-                firsts.insert(j, relaxed.best(relaxed.options(cube), served))
-        return self.canonical(tuple(cubes), tuple(firsts), served, use_card(state.cards, move.card))
+                first = relaxed.best(relaxed.options(cube), served)
+                firsts.insert(j, first)
+                dead = first[1] < 0
+        return self.canonical(tuple(cubes), tuple(firsts), served, use_card(state.cards, move.card), dead)
 
     def onward(self, cube: Cube, served: frozenset[int], cards: tuple[int, int]) -> tuple[int, int]:
         """The most ``cube`` can earn by one delivery, and by one relay, with
@@ -766,8 +779,12 @@ class PlanSearch:
         """Every transport worth trying from ``state`` at ``step`` in chain
         order, most paying first; the closing relays only if ``closing``."""
         out: list[Move] = []
+        served, cards, known = state.served, state.cards, self._moves
         for cube in dict.fromkeys(state.cubes):
-            moves = self.reach(cube, state.served).moves(self.player, state.cards)
+            key = (cube, served, cards)
+            moves = known.get(key)
+            if moves is None:
+                moves = known[key] = self.reach(cube, served).moves(self.player, cards)
             if step is FREE or step == cube:
                 out.extend(moves)
             elif closing:
