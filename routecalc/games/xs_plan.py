@@ -652,9 +652,16 @@ class PlanSearch:
         self.relaxed: Relaxed | None = None
         self.memo: dict[tuple[State, int, Step], Entry] = {}
         self._onward: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
-        #: the transports of a cube per set of served cities (of the walk tables or the reference's walks)
+        #: per colour, the cities that would accept a cube of it
+        self._accepting = {
+            color: frozenset(i for i, n in enumerate(self.nodes) if destination_kind(n, color, frozenset(), i) == "city")
+            for color in {color for _, color in self.start.cubes}
+        }
+        self._relevant: dict[tuple[str, frozenset[int]], frozenset[int]] = {}
+        #: the transports of a cube per set of served cities that would accept it
+        #: (of the walk tables or the reference's walks)
         self._reaches: dict[tuple[Cube, frozenset[int]], Reach] = {}
-        #: and its moves, per set of served cities and cards held
+        #: and its moves, per such set and cards held
         self._moves: dict[tuple[Cube, frozenset[int], tuple[int, int]], list[Move]] = {}
         self.expanded = 0
         self.best_income = 0
@@ -747,7 +754,7 @@ class PlanSearch:
     def onward(self, cube: Cube, served: frozenset[int], cards: tuple[int, int]) -> tuple[int, int]:
         """The most ``cube`` can earn by one delivery, and by one relay, with
         ``served`` served and ``cards`` held (many states share them)."""
-        key = (cube, served, cards)
+        key = (cube, self.relevant(cube[1], served), cards)
         known = self._onward.get(key)
         if known is None:
             moves = self.reach(cube, served).moves(self.player, cards)
@@ -757,10 +764,19 @@ class PlanSearch:
             )
         return known
 
+    def relevant(self, color: str, served: frozenset[int]) -> frozenset[int]:
+        """The cities of ``served`` that would accept a ``color`` cube: all
+        that its transports depend on (many sets of served cities share them)."""
+        key = (color, served)
+        known = self._relevant.get(key)
+        if known is None:
+            known = self._relevant[key] = served & self._accepting[color]
+        return known
+
     def reach(self, cube: Cube, served: frozenset[int]) -> Reach:
         """The transports of ``cube``, ``served`` served: from the walk tables,
         or the reference's walks once the tables have grown too large."""
-        key = (cube, served)
+        key = (cube, self.relevant(cube[1], served))
         reach = self._reaches.get(key)
         if reach is not None:
             return reach
@@ -780,8 +796,9 @@ class PlanSearch:
         order, most paying first; the closing relays only if ``closing``."""
         out: list[Move] = []
         served, cards, known = state.served, state.cards, self._moves
+        relevant = self.relevant
         for cube in dict.fromkeys(state.cubes):
-            key = (cube, served, cards)
+            key = (cube, relevant(cube[1], served), cards)
             moves = known.get(key)
             if moves is None:
                 moves = known[key] = self.reach(cube, served).moves(self.player, cards)
