@@ -885,12 +885,22 @@ class PlanSearch:
             raise OutOfTime
         best = Entry(0, True)
         near = Neighbourhood(self, state)
+        # the bounds most moves are ruled out by, at hand: the whole state's
+        # for a delivery, the one shared by relays to an LC or port for a relay
+        whole = near.whole(actions - 1) if self.relaxed is not None and actions > 1 else None
         for move in self.moves(state, step, closing=self._closing_worth(state, actions, cut)):
             threshold = max(cut, best.value)
-            if move.income + (actions - 1) * self.top <= threshold:
+            income = move.income
+            if income + (actions - 1) * self.top <= threshold:
                 break
             onward = _next_step(step, move)
-            if move.income + self.after_bound(near, actions - 1, move, onward, threshold - move.income) <= threshold:
+            if whole is not None:
+                if move.to_kind == "city":
+                    if income + whole <= threshold:
+                        continue
+                elif onward != TRAILING and income + near.relayed((move.to, move.cube[1]), actions - 1) <= threshold:
+                    continue
+            if income + self.after_bound(near, actions - 1, move, onward, threshold - income) <= threshold:
                 continue
             following = self.after(state, move)
             self._path.append((move, state))
