@@ -183,15 +183,23 @@ class WalkTable:
         #: per cube: destination -> passed cities (a bit per node) -> distance -> cells
         self._walks: dict[Cube, dict[int, dict[int, dict[int, list[str]]]]] = {}
         self._reach: dict[tuple[Cube, frozenset[int]], Reach] = {}
+        #: per cube walked, the nodes its walks pass or end at
+        self._touched: dict[Cube, frozenset[int]] = {}
 
     def reach(self, cube: Cube, served: frozenset[int]) -> Reach:
         """The transports of ``cube`` with ``served`` served, as the reference's walks give them."""
         color = cube[1]
-        relevant = served & self._accepting[color]
+        if cube not in self._walks:
+            walks = self._walks[cube] = self._walk(cube)
+            touched = set(walks)
+            for by_passed in walks.values():
+                for passed in by_passed:
+                    touched.update(n for n in range(passed.bit_length()) if passed >> n & 1)
+            self._touched[cube] = frozenset(touched)
+        # only the served cities its walks pass or end at change a cube's transports
+        relevant = served & self._accepting[color] & self._touched[cube]
         key = (cube, relevant)
         if key not in self._reach:
-            if cube not in self._walks:
-                self._walks[cube] = self._walk(cube)
             allowed = sum(1 << n for n in relevant)
             kinds = self._kinds[color]
             reach = Reach(cube, {n: kind for n, kind in kinds.items() if n not in relevant})
