@@ -52,9 +52,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable
-from operator import attrgetter
-from dataclasses import dataclass, field
 from itertools import accumulate
+from operator import attrgetter
 from typing import NamedTuple
 
 from ..board import Position
@@ -172,12 +171,13 @@ class WalkTable:
         self.limit = limit
         self.steps = 0
         nodes = walks.position.nodes
-        self._accepting: dict[str, frozenset[int]] = {}
+        #: per colour, the cities that would accept a cube of it
+        self.accepting: dict[str, frozenset[int]] = {}
         self._kinds: dict[str, dict[int, str]] = {}
         for color in {WHITE, *(good for n in nodes for good in n.goods)}:
             kinds = {i: kind for i, n in enumerate(nodes) if (kind := destination_kind(n, color, frozenset(), i))}
             self._kinds[color] = kinds
-            self._accepting[color] = frozenset(i for i, kind in kinds.items() if kind == "city")
+            self.accepting[color] = frozenset(i for i, kind in kinds.items() if kind == "city")
         trails = self.trails
         self._hops = trails.hops
         #: per cube: destination -> passed cities (a bit per node) -> distance -> cells
@@ -197,7 +197,7 @@ class WalkTable:
                     touched.update(n for n in range(passed.bit_length()) if passed >> n & 1)
             self._touched[cube] = frozenset(touched)
         # only the served cities its walks pass or end at change a cube's transports
-        relevant = served & self._accepting[color] & self._touched[cube]
+        relevant = served & self.accepting[color] & self._touched[cube]
         key = (cube, relevant)
         if key not in self._reach:
             allowed = sum(1 << n for n in relevant)
@@ -221,7 +221,7 @@ class WalkTable:
         """Every simple walk from the cube's node up to :attr:`limit` cells."""
         trails, limit = self.trails, self.limit
         node, color = cube
-        accepting, kinds, hops = self._accepting[color], self._kinds[color], self._hops
+        accepting, kinds, hops = self.accepting[color], self._kinds[color], self._hops
         out: dict[int, dict[int, dict[int, list[str]]]] = {}
         visited = [False] * len(trails.cell_ids)
         cells: list[str] = []
@@ -643,7 +643,8 @@ class PlanSearch:
 
     def __init__(self, position: Position, clock):
         self.walks = XSSearch(position, clock)
-        self.table: WalkTable | None = WalkTable(self.walks, max(self.walks.limits))
+        table = WalkTable(self.walks, max(self.walks.limits))
+        self.table: WalkTable | None = table
         #: the steps of the walk tables (kept when they are dropped)
         self.table_steps = 0
         self.clock = clock
@@ -660,11 +661,8 @@ class PlanSearch:
         self.relaxed: Relaxed | None = None
         self.memo: dict[tuple[State, int, Step], Entry] = {}
         self._onward: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
-        #: per colour, the cities that would accept a cube of it
-        self._accepting = {
-            color: frozenset(i for i, n in enumerate(self.nodes) if destination_kind(n, color, frozenset(), i) == "city")
-            for color in {color for _, color in self.start.cubes}
-        }
+        #: per colour, the cities that would accept a cube of it (kept when the tables are dropped)
+        self._accepting = table.accepting
         self._relevant: dict[tuple[str, frozenset[int]], frozenset[int]] = {}
         #: the transports of a cube per set of served cities that would accept it
         #: (of the walk tables or the reference's walks)
