@@ -889,33 +889,36 @@ class PlanSearch:
         self.expanded += 1
         if self.expanded % CLOCK_EVERY == 0 and self.clock.out_of_time():
             raise OutOfTime
-        best = Entry(0, True)
+        best_value, best = 0, Entry(0, True)
         near = Neighbourhood(self, state)
         # the bounds most moves are ruled out by, at hand: the whole state's
         # for a delivery, the one shared by relays to an LC or port for a relay
-        whole = near.whole(actions - 1) if self.relaxed is not None and actions > 1 else None
+        left = actions - 1
+        whole = near.whole(left) if self.relaxed is not None and left else None
+        most = left * self.top
         for move in self.moves(state, step, closing=self._closing_worth(state, actions, cut)):
-            threshold = max(cut, best.value)
+            threshold = cut if cut > best_value else best_value
             income = move.income
-            if income + (actions - 1) * self.top <= threshold:
+            if income + most <= threshold:
                 break
             onward = _next_step(step, move)
             if whole is not None:
                 if move.to_kind == "city":
                     if income + whole <= threshold:
                         continue
-                elif onward != TRAILING and income + near.relayed((move.to, move.cube[1]), actions - 1) <= threshold:
+                elif onward != TRAILING and income + near.relayed((move.to, move.cube[1]), left) <= threshold:
                     continue
-            if income + self.after_bound(near, actions - 1, move, onward, threshold - income) <= threshold:
+            if income + self.after_bound(near, left, move, onward, threshold - income) <= threshold:
                 continue
             following = self.after(state, move)
             self._path.append((move, state))
-            self._path_income += move.income
-            rest, exact = self.value(following, actions - 1, threshold - move.income, onward)
-            self._path_income -= move.income
+            self._path_income += income
+            rest, exact = self.value(following, left, threshold - income, onward)
+            self._path_income -= income
             self._path.pop()
-            if exact and move.income + rest > best.value:
-                best = Entry(move.income + rest, True, move, (following, onward))
+            if exact and income + rest > best_value:
+                best_value = income + rest
+                best = Entry(best_value, True, move, (following, onward))
         if best.value <= cut:
             self.memo[key] = Entry(cut if known is None else min(cut, known.value), False)
             return self.memo[key].value, False
