@@ -37,7 +37,7 @@ def fixture(name: str, **options) -> dict:
 
 
 @st.composite
-def boards(draw, max_side: int = 3, max_cubes: int = 4, max_actions: int = 8) -> dict:
+def boards(draw, max_side: int = 3, max_cubes: int = 4, max_actions: int = 8, min_actions: int = 1) -> dict:
     """A random square board: each cell a city (maybe holding cubes), an LC,
     a port or a junction, joined to a random subset of its sides; at least one
     LC or port, so that cubes can be relayed."""
@@ -77,7 +77,7 @@ def boards(draw, max_side: int = 3, max_cubes: int = 4, max_actions: int = 8) ->
         )
     options = {
         "locomotive": draw(st.integers(1, 5)),
-        "actions": draw(st.integers(1, max_actions)),
+        "actions": draw(st.integers(min_actions, max_actions)),
         "double_distance": draw(st.sampled_from([0, 0, 0, 1])),
         "as_level_8": draw(st.sampled_from([0, 0, 1])),
     }
@@ -114,6 +114,20 @@ def agree(data: dict, reference_limit: float) -> None:
 @given(boards())
 def test_plans_agree_with_the_reference_on_random_boards(data):
     agree(data, reference_limit=10.0)
+
+
+@pytest.mark.parametrize("actions", range(1, 9))
+def test_plans_agree_with_the_reference_at_every_number_of_actions(actions):
+    """Each number of actions a turn can have, 1 to 8, on its own random
+    boards (each with an LC or port), not only where the draw above lands."""
+
+    @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(boards(min_actions=actions, max_actions=actions))
+    def check(data):
+        assert data["options"]["actions"] == actions
+        agree(data, reference_limit=10.0)
+
+    check()
 
 
 @pytest.mark.slow
@@ -275,23 +289,27 @@ def test_the_issues_three_lcs_board(actions, revenue):
     assert validate(fixture("xs-three-lcs", actions=actions), answer["plan"])["revenue"] == revenue
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("actions", [4, 5, 6, 7, 8])
+@pytest.mark.parametrize("actions", [1, 2, 3, 4, 5, *(pytest.param(a, marks=pytest.mark.slow) for a in (6, 7, 8))])
 def test_the_issues_three_lcs_board_against_the_reference(actions):
-    agree(fixture("xs-three-lcs", actions=actions), reference_limit=600.0)
+    """Every best plan of this board relays cubes through its LCs (checked
+    here); the reference takes 0.6 s at 5 actions, 8 s at 6 and minutes at
+    7 and 8 (those are slow tests)."""
+    data = fixture("xs-three-lcs", actions=actions)
+    agree(data, reference_limit=600.0)
+    assert "lc" in {transport["to_kind"] for transport in solve(data)["plan"]}
 
 
 def test_a_time_limit_holds_on_the_worst_board():
-    """The seed-size board the new search takes longest on (about 0.3 s of
-    CPU, 8 actions): stopped after 0.1 s it answers the best plan found,
+    """The seed-size board the new search takes longest on (about 0.17 s of
+    CPU, 8 actions): stopped after 0.05 s it answers the best plan found,
     feasible, with a bound above the optimum (56, proven by the test below).
     The elapsed-time checks are loose (a shared machine): a guard against a
     search that ignores its limit, not a speed test."""
     data = fixture("xs-seed-size-3", actions=8)
     started = time.process_time()
-    answer = solve(data, time_limit=0.1)
-    assert time.process_time() - started < 0.1 + 1.0
-    assert answer["status"] == "feasible" and answer["stats"]["seconds"] < 0.1 + 2.0
+    answer = solve(data, time_limit=0.05)
+    assert time.process_time() - started < 0.05 + 1.0
+    assert answer["status"] == "feasible" and answer["stats"]["seconds"] < 0.05 + 2.0
     assert 0 < answer["revenue"] <= 56 <= answer["bound"]
     assert validate(data, {"transports": answer["plan"]})["revenue"] == answer["revenue"]
 
@@ -325,7 +343,7 @@ def test_routecalc_solve_has_a_default_time_limit_and_keeps_to_one(capsys):
     stops the worst board's solve with the best plan found."""
     assert build_parser().parse_args(["solve", "p.json"]).time_limit == DEFAULT_TIME_LIMIT == 30.0
     started = time.thread_time()  # this thread's CPU: not another test's threads, nor the machine's load
-    assert main(["solve", str(FIXTURES / "xs-seed-size-3.json"), "--time-limit", "0.1"]) == 0
+    assert main(["solve", str(FIXTURES / "xs-seed-size-3.json"), "--time-limit", "0.05"]) == 0
     answer = json.loads(capsys.readouterr().out)
-    assert time.thread_time() - started < 0.1 + 1.0
+    assert time.thread_time() - started < 0.05 + 1.0
     assert answer["status"] == "feasible" and 0 < answer["revenue"] <= 56 <= answer["bound"]
