@@ -41,6 +41,21 @@ best plan from each state is searched once.
   income its plan must beat to matter) either finds its exact value or
   proves its value is at most that floor; the entry records which, and a
   later visit with a lower floor searches it again.
+- **Work per state**: on the seed-size boards the first plans tried are
+  already best; nearly all the states expanded go to proving that nothing
+  beats them, most with a bound only 1-3 above what they must beat. The
+  bound leaves out the passing rule and that one cube cannot serve two
+  cities; bounds that count them (which cities a cube's better walks need
+  served, by another cube) cut few of these states and cost more than they
+  saved. So the work per state is kept small instead, by sharing it across
+  states: a cube's transports are keyed by the served cities its walks pass
+  or end at, and its moves and (at an LC or port) its best onward delivery
+  and relay by those and the cards held; a state's bounds for every
+  number of actions come from one pass and stay with it, as does its hash;
+  the bound of a state less one cube comes from the state's sorted incomes;
+  and the bounds that rule out most moves (the whole state's after a
+  delivery, the one shared by relays to one LC or port) are looked up in
+  the loop over the moves before any other work.
 
 The time limit is checked while walking and every few states. When it stops
 the search, the answer is the best plan found (``status: feasible``) with a
