@@ -54,10 +54,11 @@ best plan from each state is searched once.
   or end at, and its moves and (at an LC or port) its best onward delivery
   and relay by those and the cards held; a state's bounds for every
   number of actions come from one pass and stay with it, as does its hash;
-  the bound of a state less one cube comes from the state's sorted incomes;
-  and the bounds that rule out most moves (the whole state's after a
-  delivery, the one shared by relays to one LC or port) are looked up in
-  the loop over the moves before any other work.
+  a move is ruled out by bounds the whole state shares (its own after a
+  delivery, one per LC or port after a relay), and a delivery that gets
+  past them goes straight to the state after it, whose own bound is both
+  tighter (it knows which cubes lost their best destination) and needed
+  anyway, rather than through a bound of the state less that cube first.
 
 The time limit is checked while walking and every few states. When it stops
 the search, the answer is the best plan found (``status: feasible``) with a
@@ -67,8 +68,6 @@ true bound: the bound of the start of the turn.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import Counter
-from collections.abc import Callable
 from itertools import accumulate
 from operator import attrgetter
 from typing import NamedTuple
@@ -97,7 +96,7 @@ CLOCK_STEPS = 2048
 #: Walk steps the walk tables may take in one search; past them the search
 #: walks again for each set of served cities, as the reference does.
 TABLE_STEPS = 100_000
-#: State summaries :class:`Relaxed` keeps (those of the states being expanded).
+#: Sets of colours and served cities :meth:`Relaxed.last` keeps the answer for.
 SUMMARIES = 64
 #: States expanded with the plain bound (actions times the best transport
 #: income) before the relaxed bound is worth its walks; short plans never need it.
@@ -344,8 +343,6 @@ class Relaxed:
         self._from_relays: dict[str, list[tuple[int, int]]] = {}
         self._cards_add: dict[tuple[tuple[int, int], int], int] = {}
         self._last: dict[tuple[frozenset[str], frozenset[int]], int] = {}
-        #: the states last summarised by :meth:`_summary`
-        self._summaries: dict[tuple[State, int], tuple[list[int], list[int], Counter[str], int]] = {}
 
     def accepts(self, to: int, color: str) -> bool:
         return self.kinds[to] != "city" or color == WHITE or self.nodes[to].color == color
@@ -457,45 +454,6 @@ class Relaxed:
             out.append((by_cube if by_cube < by_city else by_city) + self.cards_add(state, k))
         return out
 
-    def bound_without(self, state: State, cube: Cube, actions: int, whole: int) -> int:
-        """:meth:`bound` of ``state`` less one ``cube``, given ``whole``, that of
-        the whole state. Most cubes of a state change no term of the bound:
-        not among its best firsts or relays, not the last of their colour,
-        with cubes enough left; those share the bound of the whole state."""
-        summary = self._summary(state, actions, whole)
-        firsts, relaying, colors, whole = summary
-        i = state.cubes.index(cube)
-        first, relay = state.firsts[i][0], self.to_relay[cube[0]]
-        if (
-            len(state.cubes) > actions
-            and len(firsts) > actions
-            and first <= firsts[actions]
-            and (not relay or (len(relaying) > max(actions // 2, 1) and relay <= relaying[max(actions // 2, 1)]))
-            and colors[cube[1]] > 1
-        ):
-            return whole
-        firsts = list(firsts)
-        firsts.remove(first)
-        if relay:
-            relaying = list(relaying)
-            relaying.remove(relay)
-        left = frozenset(c for c, n in colors.items() if n > 1 or c != cube[1])
-        return self._bounds(firsts, relaying, left, state, len(state.cubes) - 1, actions, actions)[actions]
-
-    def _summary(self, state: State, actions: int, whole: int) -> tuple[list[int], list[int], Counter[str], int]:
-        """The state's firsts and relay incomes, most first, its cubes per colour, and its bound."""
-        key = (state, actions)
-        if key not in self._summaries:
-            if len(self._summaries) >= SUMMARIES:
-                self._summaries.clear()
-            self._summaries[key] = (
-                sorted((v for v, _ in state.firsts), reverse=True),
-                sorted((r for node, _ in state.cubes if (r := self.to_relay[node])), reverse=True),
-                Counter(color for _, color in state.cubes),
-                whole,
-            )
-        return self._summaries[key]
-
     def relays_bound(self, state: State, actions: int) -> int:
         """The most ``actions`` more transports can earn from ``state`` when
         all of them are relays (the plan's closing relays in chain order)."""
@@ -531,14 +489,13 @@ class Relaxed:
 
 
 class Neighbourhood:
-    """What the bounds of the moves of one expanded state share: the bounds
-    of the plans without a cube, of closing relays, and the best onward
-    moves of a relayed cube."""
+    """What the bounds of the moves of one expanded state share: the
+    state's own bounds, those of closing relays, and the bounds after a
+    relay to each LC or port."""
 
     def __init__(self, search: PlanSearch, state: State):
         self.search = search
         self._state = state
-        self._rest: dict[tuple[Cube, int], int] = {}
         self._whole: dict[int, int] = {}
         self._closing: dict[int, int] = {}
         self._onward: dict[Cube, tuple[int, int]] = {}
@@ -552,20 +509,6 @@ class Neighbourhood:
             self._state = self.search.with_firsts(self._state)
         return self._state
 
-    def rest(self, cube: Cube, actions: int, need: int) -> int:
-        """The bound of ``actions`` transports of the state less ``cube``, or
-        that of the whole state where it is at most ``need``."""
-        if actions <= 0:
-            return 0
-        relaxed = self.search.relaxed
-        assert relaxed is not None
-        if self.whole(actions) <= need:
-            return self.whole(actions)
-        key = (cube, actions)
-        if key not in self._rest:
-            self._rest[key] = relaxed.bound_without(self.state, cube, actions, self.whole(actions))
-        return self._rest[key]
-
     def whole(self, actions: int) -> int:
         """The bound of ``actions`` transports of the whole state."""
         if actions <= 0:
@@ -577,8 +520,12 @@ class Neighbourhood:
         return self._whole[actions]
 
     def relayed(self, at: Cube, actions: int) -> int:
-        """A bound on ``actions`` transports after a relay to ``at`` shared by
-        every cube relayed there: the other cubes bounded by the whole state."""
+        """A bound on ``actions`` transports after a relay to ``at``, shared by
+        every cube relayed there. The plan either closes with relays, or that
+        cube moves on at once under the passing rule of *this* state (nothing
+        is served in between): a delivery paying at most its best from
+        there, or a relay and more moves on (:meth:`_chain`); the other cubes
+        earn no more than the whole state's bound."""
         key = (at, actions)
         known = self._relayed.get(key)
         if known is None:
@@ -596,7 +543,7 @@ class Neighbourhood:
         moves on (through more LCs or ports, each relay paying at most the
         most any pays, then a delivery paying at most the best from any) and
         the other cubes take the actions it leaves: the same for every LC
-        or port (:meth:`PlanSearch.relayed` with the whole state's bound)."""
+        or port."""
         key = (color, actions)
         known = self._chains.get(key)
         if known is None:
@@ -832,52 +779,26 @@ class PlanSearch:
         out.sort(key=_income, reverse=True)  # stable: ties keep the cubes' order
         return out
 
-    def after_bound(self, near: Neighbourhood, actions: int, move: Move, onward: Step, need: int) -> int:
+    def after_bound(self, near: Neighbourhood, actions: int, move: Move, onward: Step) -> int:
         """An upper bound on what ``actions`` transports earn after ``move``
         from the state ``near`` holds, found without building the state after
-        it (most moves of an expanded state go no further than this); a
-        looser one where that is already at most ``need``.
+        it (most moves of an expanded state go no further than this).
 
-        After a delivery, the other cubes earn no more than they would with
-        the city unserved. After a relay to an LC or port, the plan either
-        closes with relays, or that cube moves on at once, under the passing
-        rule of *this* state (nothing is served in between): a delivery paying
-        at most its best delivery from there, or more relays, each paying at
-        most the most any relay pays, then a delivery paying at most the best
-        from any LC or port."""
-        relaxed = self.relaxed
-        if relaxed is None:
+        After a delivery, the cubes left earn no more than the whole state's
+        bound: they had the city unserved. After a relay to an LC or port,
+        :meth:`Neighbourhood.relayed` (the plan closes with relays, or that
+        cube moves on at once); after a closing relay, more closing relays.
+        A delivery that gets past this is bounded again, better, by the state
+        after it: that state knows which cubes lost their best destination."""
+        if self.relaxed is None:
             return actions * self.top
         if actions == 0:
             return 0
-        cube = move.cube
         if move.to_kind == "city":
-            return near.rest(cube, actions, need)
+            return near.whole(actions)
         if onward == TRAILING:
             return near.closing(actions)
-        at = (move.to, cube[1])
-        loose = near.relayed(at, actions)
-        if loose <= need:
-            return loose
-        return self.relayed(near, at, actions, lambda more, below: near.rest(cube, more, below), need)
-
-    def relayed(self, near: Neighbourhood, at: Cube, actions: int, rest: Callable[[int, int], int], need: int) -> int:
-        """:meth:`after_bound` of ``actions`` transports after a relay of a
-        cube to ``at``, where ``rest(k, below)`` bounds ``k`` transports of
-        the other cubes (looser where that is at most ``below``)."""
-        relaxed = self.relaxed
-        assert relaxed is not None
-        deliver, relay = near.onward(at)
-        out = near.closing(actions)
-        if deliver:
-            out = max(out, deliver + rest(actions - 1, need - deliver))
-        if relay and actions >= 2:
-            last = relaxed.best(relaxed.from_relays(at[1]), near.state.served)[0]
-            chain = relay + last + relaxed.cards_add(near.state, actions)
-            for moves in range(2, actions + 1):  # the cube's moves on, the last a delivery
-                length = chain + (moves - 2) * relaxed.relay_to_relay
-                out = max(out, length + rest(actions - moves, need - length))
-        return out
+        return near.relayed((move.to, move.cube[1]), actions)
 
     def _closing_worth(self, state: State, actions: int, cut: int) -> bool:
         """Whether closing relays alone might earn more than ``cut``."""
@@ -908,10 +829,7 @@ class PlanSearch:
             raise OutOfTime
         best_value, best = 0, Entry(0, True)
         near = Neighbourhood(self, state)
-        # the bounds most moves are ruled out by, at hand: the whole state's
-        # for a delivery, the one shared by relays to an LC or port for a relay
         left = actions - 1
-        whole = near.whole(left) if self.relaxed is not None and left else None
         most = left * self.top
         for move in self.moves(state, step, closing=self._closing_worth(state, actions, cut)):
             threshold = cut if cut > best_value else best_value
@@ -919,13 +837,7 @@ class PlanSearch:
             if income + most <= threshold:
                 break
             onward = _next_step(step, move)
-            if whole is not None:
-                if move.to_kind == "city":
-                    if income + whole <= threshold:
-                        continue
-                elif onward != TRAILING and income + near.relayed((move.to, move.cube[1]), left) <= threshold:
-                    continue
-            if income + self.after_bound(near, left, move, onward, threshold - income) <= threshold:
+            if income + self.after_bound(near, left, move, onward) <= threshold:
                 continue
             following = self.after(state, move)
             self._path.append((move, state))
