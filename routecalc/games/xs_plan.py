@@ -631,6 +631,8 @@ class PlanSearch:
         #: the transports of a cube per set of served cities that would accept it
         #: (of the walk tables or the reference's walks)
         self._reaches: dict[tuple[Cube, frozenset[int]], Reach] = {}
+        #: per set of served cities and cards held, each cube's moves
+        self._moves_here: dict[tuple[frozenset[int], tuple[int, int]], dict[Cube, list[Move]]] = {}
         #: and its moves, per such set and cards held
         self._moves: dict[tuple[Cube, frozenset[int], tuple[int, int]], list[Move]] = {}
         self.expanded = 0
@@ -765,13 +767,22 @@ class PlanSearch:
         """Every transport worth trying from ``state`` at ``step`` in chain
         order, most paying first; the closing relays only if ``closing``."""
         out: list[Move] = []
-        served, cards, known = state.served, state.cards, self._moves
-        relevant = self.relevant
-        for cube in dict.fromkeys(state.cubes):
-            key = (cube, relevant(cube[1], served), cards)
-            moves = known.get(key)
+        served, cards = state.served, state.cards
+        here = self._moves_here.get((served, cards))
+        if here is None:
+            here = self._moves_here[(served, cards)] = {}
+        previous = None
+        for cube in state.cubes:
+            if cube == previous:  # identical cubes (sorted, so side by side) move alike
+                continue
+            previous = cube
+            moves = here.get(cube)
             if moves is None:
-                moves = known[key] = self.reach(cube, served).moves(self.player, cards)
+                key = (cube, self.relevant(cube[1], served), cards)
+                moves = self._moves.get(key)
+                if moves is None:
+                    moves = self._moves[key] = self.reach(cube, served).moves(self.player, cards)
+                here[cube] = moves
             if step is FREE or step == cube:
                 out.extend(moves)
             elif closing:
