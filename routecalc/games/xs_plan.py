@@ -50,9 +50,9 @@ best plan from each state is searched once.
   them) cut board 3's 1,271 states at 8 actions to 1,226 only, at a
   higher cost per state. So the work per state is kept small instead, by
   sharing it across states: a cube's transports are keyed by the served
-  cities its walks pass
-  or end at, and its moves and (at an LC or port) its best onward delivery
-  and relay by those and the cards held; a state's bounds for every
+  cities its walks pass or end at, and its moves and (at an LC or port) its
+  best onward delivery and relay by those and the cards held; a state's
+  bounds for every
   number of actions come from one pass and stay with it, as does its hash;
   a move is ruled out by bounds the whole state shares (its own after a
   delivery, one per LC or port after a relay), and a delivery that gets
@@ -396,38 +396,19 @@ class Relaxed:
             known = state.bounds = self.bounds(state, actions)
         return known[actions]
 
-    def bounds(self, state: State, actions: int, fewest: int = 1) -> list[int]:
+    def bounds(self, state: State, actions: int) -> list[int]:
         """:meth:`bound` for 0 to ``actions`` transports, in one pass (the
-        moves of an expanded state ask for several); 0 below ``fewest``."""
-        to_relay = self.to_relay
-        return self._bounds(
-            sorted([v for v, _ in state.firsts], reverse=True),
-            sorted([r for node, _ in state.cubes if (r := to_relay[node])], reverse=True),
-            frozenset(c for _, c in state.cubes),
-            state,
-            len(state.cubes),
-            actions,
-            fewest,
-        )
-
-    def _bounds(
-        self,
-        firsts: list[int],
-        relaying: list[int],
-        colors: frozenset[str],
-        state: State,
-        cubes: int,
-        actions: int,
-        fewest: int,
-    ) -> list[int]:
-        """:meth:`bounds` of ``cubes`` cubes whose firsts and relay incomes,
-        most first, and colours are given, with the served cities and cards of ``state``."""
+        moves of an expanded state ask for several)."""
         served = state.served
+        cubes = len(state.cubes)
+        firsts = sorted([v for v, _ in state.firsts], reverse=True)
+        to_relay = self.to_relay
+        relaying = sorted([r for node, _ in state.cubes if (r := to_relay[node])], reverse=True)
         single = list(accumulate(firsts[:actions], initial=0))
         middle = self.relay_to_relay
         relay_move = max(relaying[0], middle) if relaying else 0
         chain = list(accumulate(relaying[: actions // 2], initial=0))
-        last = self.last(colors, served) if len(chain) > 1 else 0
+        last = self.last(frozenset(c for _, c in state.cubes), served) if len(chain) > 1 else 0
         #: the deliveries by city, each paying more than a relay: their running totals
         deliveries = [0]
         for v, to in self.into_city:
@@ -435,8 +416,8 @@ class Relaxed:
                 break
             if to not in served:
                 deliveries.append(deliveries[-1] + v)
-        out = [0] * fewest
-        for k in range(fewest, actions + 1):
+        out = [0]
+        for k in range(1, actions + 1):
             top = k if k < cubes else cubes
             by_cube = single[top]
             for h in range(1, min(len(chain), k // 2 + 1)):
