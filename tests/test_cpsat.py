@@ -237,6 +237,39 @@ def test_the_maxima_together_on_stress_positions(fixture, caps, expected):
         assert checked["revenue"] == sum(caps.values())
 
 
+#: Each stress fixture's single-train maxima (CP-SAT alone, no limit) and optimum, with the proof
+#: solve_cpsat gives when the maxima are known: the two positions whose maxima are not earned
+#: together are proved by the whole model; on stress-1828-d-8e the first set already earns them.
+STRESS_PROOFS = [
+    ("stress-1867-two-d", {0: 860, 1: 860}, 1490, "whole model"),
+    ("stress-express", {0: 430, 1: 700}, 1040, "whole model"),
+    pytest.param("stress-1828-d-8e", {0: 950, 1: 430}, 1380, "single-train maxima", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize(("fixture", "maxima", "optimum", "proof"), STRESS_PROOFS)
+def test_stress_positions_proved_with_known_maxima(fixture, maxima, optimum, proof):
+    position_ = load_position(json.loads((ROOT / "fixtures" / f"{fixture}.json").read_text()))
+    result = solve_cpsat(position_, known_maxima=maxima)
+    assert (result["status"], result["revenue"], result["bound"]) == ("optimal", optimum, optimum)
+    assert result["stats"]["proof"] == proof
+    assert RouteSetValidator(position_).validate(result["routes"])["revenue"] == optimum
+
+
+def test_identical_trains_take_their_routes_in_either_order():
+    # two 2-trains, token on the 30: one runs 30+40 (70), the other 20+30 (50), and
+    # either train may run either route (no order is imposed on identical trains)
+    board = line_board(city(20), city(30), city(40), trains=["2", "2"], token_at=1)
+    graph = compile_position(load_position(board))
+    tables = train_tables(graph)
+    for richer in (0, 1):
+        model = PathModel(graph, tables)
+        model.demand_train(richer, 70)
+        model.demand_train(1 - richer, 50)
+        status, routes, _, _ = model.solve()
+        assert (status, {r.train: r.revenue for r in routes}) == ("optimal", {richer: 70, 1 - richer: 50})
+
+
 def test_time_limit_gives_a_feasible_answer_with_a_true_bound():
     stress = load_position(json.loads((ROOT / "fixtures" / "stress-1867-two-d.json").read_text()))
     result = solve_cpsat(stress, time_limit=0.2)

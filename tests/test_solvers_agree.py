@@ -117,6 +117,17 @@ def long_train_positions(draw) -> dict:
 
 
 @st.composite
+def identical_train_positions(draw) -> dict:
+    """A random position with two identical long trains and its own train
+    twice: CP-SAT's models leave identical trains interchangeable, so
+    either may run either route."""
+    position = draw(positions(max_trains=1))
+    long = draw(LONG_TRAINS)
+    position["trains"] = [long, long] + position["trains"] * 2
+    return position
+
+
+@st.composite
 def express_positions(draw) -> dict:
     """A random position whose first train is an express or multiplier train."""
     position = draw(positions(max_trains=2))
@@ -173,6 +184,12 @@ def test_solvers_agree_with_express_and_multiplier_trains(position_json):
 @settings(AGREE, max_examples=80)
 @given(long_train_positions())
 def test_solvers_agree_with_long_trains(position_json):
+    check_agreement(position_json)
+
+
+@settings(AGREE, max_examples=40)
+@given(identical_train_positions())
+def test_solvers_agree_with_identical_trains(position_json):
     check_agreement(position_json)
 
 
