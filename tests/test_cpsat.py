@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from boards import cell, city, column, line_board, offboard, position, town, track, visit_bonus
@@ -254,6 +255,43 @@ def test_stress_positions_proved_with_known_maxima(fixture, maxima, optimum, pro
     assert (result["status"], result["revenue"], result["bound"]) == ("optimal", optimum, optimum)
     assert result["stats"]["proof"] == proof
     assert RouteSetValidator(position_).validate(result["routes"])["revenue"] == optimum
+
+
+def test_known_routes_are_not_searched_for_again():
+    # token on the 30: the 3-train alone runs 20+30+40 (90), the 2-train 30+40 (70); the best set is
+    # 3-train 30+40+10 and 2-train 20+30 (130). Given the 3-train's 90 route, the first set starts
+    # from it: no model of the 3-train alone on the whole board is solved.
+    board = line_board(city(20), city(30), city(40), city(10), trains=["3", "2"], token_at=1)
+    position_ = load_position(board)
+    best_three = RouteSetValidator(position_).routes([{"train": "3", "nodes": ["A1-0", "A3-0", "A5-0"]}])
+    alone: list[int] = []
+    solve_model = PathModel.solve
+
+    def counted(model, *args, **kwargs):
+        if model.trains == [0] and not model.taken:
+            alone.append(1)
+        return solve_model(model, *args, **kwargs)
+
+    with mock.patch.object(PathModel, "solve", counted):
+        for known, searched in (([], 1), (best_three, 0)):
+            alone.clear()
+            result = solve_cpsat(position_, known_maxima={0: 90, 1: 70}, known_routes=known)
+            assert (result["status"], result["revenue"], len(alone)) == ("optimal", 130, searched)
+
+
+@pytest.mark.slow
+def test_stress_1828_proved_from_a_known_maximal_route():
+    """The D's 950 takes CP-SAT some 12 s to find even with 950 known; handed the route, the
+    first set (the D's 950, then the 8E's 430 on the track left) earns the maxima: proven."""
+    position_ = load_position(json.loads((ROOT / "fixtures" / "stress-1828-d-8e.json").read_text()))
+    graph = compile_position(position_)
+    tables = train_tables(graph)
+    alone = PathModel(graph, tables, [0])
+    alone.at_most(950)
+    _, d_route, _, _ = alone.solve()
+    assert [r.revenue for r in d_route] == [950]
+    result = solve_cpsat(position_, graph, known_maxima={0: 950, 1: 430}, known_routes=d_route)
+    assert (result["status"], result["revenue"], result["stats"]["proof"]) == ("optimal", 1380, "single-train maxima")
 
 
 def test_identical_trains_take_their_routes_in_either_order():

@@ -607,6 +607,7 @@ def solve_cpsat(
     hint: list[Route] | None = None,
     known_bound: int | None = None,
     known_maxima: dict[int, int] | None = None,
+    known_routes: list[Route] | None = None,
 ) -> dict:
     """Best route set by CP-SAT.
 
@@ -618,7 +619,12 @@ def solve_cpsat(
     demanding each train's cap (:func:`maxima_together`, a bounded amount
     of work) finds a set that earns them all, proven optimal, or shows that
     none does, which lowers the bound. ``hint`` routes (a known route
-    set) seed the search and ``known_bound`` caps the total.
+    set) seed the search and ``known_bound`` caps the total;
+    ``known_routes`` (single routes, each earning its train's known
+    maximum, not a set) start the first solution as the routes of the
+    trains solved alone do: CP-SAT may take far longer to find such a
+    route than the search that proved the maximum took (stress-1828-d-8e:
+    12 s for the D's 950 with the 950 known).
 
     Under a time limit the first steps get a quarter of it each in CP-SAT's
     deterministic time (work, not seconds, so the path taken is the same on
@@ -635,6 +641,7 @@ def solve_cpsat(
         ends_at = None if time_limit is None else started + time_limit
         if len(tables) > 1:
             caps, singles = single_train_maxima(graph, tables, share, known_maxima or {}, ends_at)
+            singles += known_routes or []
             if sum(caps.values()) > sum(r.revenue for r in hint):
                 first = one_by_one(graph, tables, singles + hint, caps, share, ends_at)
                 if sum(r.revenue for r in first) > sum(r.revenue for r in hint):
