@@ -24,6 +24,11 @@ routes into preallocated buffers and returns FULL when they run out, PAUSED
 after ``budget`` steps, LIMIT after ``route_limit`` kept routes; it resumes
 from its :class:`DfsState` where it stopped, so the caller can grow
 buffers, watch the clock and report progress between calls.
+
+With a :class:`Prune` floor above zero the search is a branch and bound for
+the train's best route: it keeps only routes earning at least the floor,
+each raising the floor above itself, and leaves a route unextended when
+:func:`~.longest.route_bound` says no route through it reaches the floor.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from numba import types
 
 from ..graph import BLOCKED, END_ONLY, LOAD, UNLOAD
 from .cache import kernel, record
+from .longest import CHAIN_WORK, ChainWork, new_chain_work, route_bound
 from .payment import PAY_TABLE, PAY_WORK, PayWork, pay, pay_work
 
 DONE, PAUSED, FULL, LIMIT = 0, 1, 2, 3
@@ -90,6 +96,24 @@ class DfsState(NamedTuple):
     on_path: np.ndarray  # bool[N]
     stats: np.ndarray  # [valid routes seen, steps]
     work: PayWork  # paying the route on the stack (``stop``)
+
+
+class Prune(NamedTuple):
+    """Whether to list every route (``floor[0] == 0``) or to search for the
+    best one, earning ``floor[0]`` or more."""
+
+    floor: np.ndarray  # int64[1]: routes earning less are neither kept nor extended
+    bonus_most: np.ndarray  # int64[2]: every bonus, multiplied and plain
+    chain: ChainWork
+    stats: np.ndarray  # int64[2]: bounds computed, routes cut
+
+
+def new_prune(num_stops: int, groups: int, floor: int = 0, bonus_most=(0, 0)) -> Prune:
+    """Every route (``floor`` 0), or the best one earning ``floor`` or more."""
+    size = num_stops if floor > 0 else 0
+    return Prune(
+        np.full(1, floor, np.int64), np.array(bonus_most, np.int64), new_chain_work(size, groups), np.zeros(2, np.int64)
+    )
 
 
 class RouteBuffer(NamedTuple):
@@ -185,10 +209,11 @@ DFS_STATE = record(
     PAY_WORK,
 )
 ROUTE_BUFFER = record(RouteBuffer, _u64_2d, _i64, _i64, _i64, _i64, _i64, _i64, _i64)
+PRUNE = record(Prune, _i64, _i64, CHAIN_WORK, _i64)
 
 
-@kernel((GRAPH_ARRAYS, WALK, PAY_TABLE, _i64, DFS_STATE, ROUTE_BUFFER, types.int64, types.int64))
-def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit):
+@kernel((GRAPH_ARRAYS, WALK, PAY_TABLE, _i64, DFS_STATE, ROUTE_BUFFER, types.int64, types.int64, PRUNE))
+def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
     """Run the search on from ``st``; returns DONE, PAUSED, FULL or LIMIT."""
     # Arrays come out of their tuples once: inside the loop numba would count
     # references on every access. The helpers are closures, which numba
@@ -208,6 +233,7 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit):
     out_start, out_length, out_split, out_conns, out_used = out.start, out.length, out.split, out.conns, out.used
     cap_routes, cap_conns = out_revenue.shape[0], out_conns.shape[0]
     work = st.work
+    floor, bonus_most, chain, prune_stats = prune.floor, prune.bonus_most, prune.chain, prune.stats
 
     def can_move(d, k, frm, first):
         """May the route at depth d go on along adjacency entry k of stop frm?
@@ -335,6 +361,37 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit):
         steps += 1
         stats[1] += 1
         e = d + 1
+        if floor[0] > 0:
+            end_a = -1 if closed[e] else stop[e]
+            end_b = stop[0] if pass_t[e] and not leg_b[e] else -1
+            prune_stats[0] += 1
+            most = route_bound(
+                adj_start,
+                adj_conn,
+                adj_other,
+                conn_gauge,
+                conn_mask,
+                flags,
+                groups,
+                pt,
+                visit,
+                gauge_bit,
+                stop,
+                e + 1,
+                count[e],
+                used_groups[e],
+                mask[e],
+                end_a,
+                end_b,
+                on_path,
+                bonus_most,
+                chain,
+            )
+            if most < floor[0]:
+                prune_stats[1] += 1  # no route through this one reaches the floor
+                on_path[stop[e]] = False
+                depth[0] = d
+                continue
         revenue = pay(e + 1, pt, work)
         beat = best[d]
         role = flags[stop[e]]
@@ -352,6 +409,9 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit):
             stats[0] += 1
         if revenue > beat:
             best[e] = revenue
+        if revenue > beat and revenue >= floor[0]:
+            if floor[0] > 0:
+                floor[0] = revenue + 1
             r = out_used[0]
             at = out_used[1]
             for w in range(words):

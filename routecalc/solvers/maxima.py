@@ -1,0 +1,68 @@
+"""Single-train maxima: the best route of one train alone on the board, by
+branch and bound where listing every route explodes.
+
+The enumeration kernel with a rising floor (:class:`~routecalc.kernels.
+enumeration.Prune`) keeps only routes that beat the best so far and leaves
+a route unextended once the block-cut bound of :mod:`routecalc.kernels.
+longest` says no route through it can. It starts from a known route's
+revenue (the best one a budgeted enumeration listed) and tries the richest
+neighbour first, so that good routes come early and the bound cuts more.
+The work is counted in kernel steps (routes extended); the clock only stops
+the search, and then the maximum is unknown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..graph import TrackGraph
+from ..kernels import enumeration as enum
+from ..routes import Route
+from ..scoring import TrainTable, pay_table
+from .fast import Clock, bonus_most, enumerate_train, graph_arrays, listed_routes
+
+
+@dataclass
+class Maximum:
+    """What the search for one train's best route found."""
+
+    revenue: int | None  # the train's best route earns this (None: the search did not finish)
+    route: Route | None  # a route earning more than the known one, if any
+    steps: int  # kernel steps (routes extended)
+    bounds: int  # bounds computed
+    cut: int  # routes left unextended by the bound
+
+
+def richest_first(arrays: enum.GraphArrays, weight: np.ndarray) -> enum.GraphArrays:
+    """The same graph with each stop's connections ordered by the weight of
+    the stop they lead to, heaviest first (the search tries those first)."""
+    order = np.arange(len(arrays.adj_other))
+    for s in range(len(arrays.adj_start) - 1):
+        lo, hi = int(arrays.adj_start[s]), int(arrays.adj_start[s + 1])
+        order[lo:hi] = lo + np.argsort(-weight[arrays.adj_other[lo:hi]], kind="stable")
+    return arrays._replace(
+        adj_conn=arrays.adj_conn[order].copy(),
+        adj_other=arrays.adj_other[order].copy(),
+        adj_forward=arrays.adj_forward[order].copy(),
+    )
+
+
+def single_train_maximum(
+    graph: TrackGraph, t: int, table: TrainTable, known: int, clock: Clock, step_limit: int | None
+) -> Maximum:
+    """The best revenue of train ``t`` (``table``) alone, when some route of
+    it is known to earn ``known``: a search for a route earning more, within
+    ``step_limit`` kernel steps and the clock's time limit."""
+    prices = pay_table(table, graph, graph.position.rules.bonuses(graph.position))
+    arrays = richest_first(graph_arrays(graph), prices.weight)
+    prune = enum.new_prune(graph.num_stops, len(table.pay), max(known, 0) + 1, bonus_most(prices))
+    found = enumerate_train(graph, arrays, table, prices, None, clock, (0.0, 0.0), step_limit, prune)
+    route = None
+    if len(found.revenue):
+        route = listed_routes([(t, 0)], {t: found}, graph)[0]
+    revenue = None
+    if found.complete:
+        revenue = max(known, route.revenue) if route else known
+    return Maximum(revenue, route, found.steps, int(prune.stats[0]), int(prune.stats[1]))

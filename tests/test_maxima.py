@@ -1,0 +1,98 @@
+"""Single-train maxima by branch and bound (:mod:`routecalc.solvers.maxima`,
+the bound of :mod:`routecalc.kernels.longest`) against the plain searches:
+the reference solver's listing of every route on small random boards, the
+fast solver's complete enumeration on larger ones with long trains (D,
+express, 1867 trains that pass towns for free), and CP-SAT on the stress
+fixtures."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import ROOT
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import positions
+
+from routecalc.graph import compile_position
+from routecalc.model import load_position, load_position_file
+from routecalc.scoring import train_tables
+from routecalc.solvers.fast import Clock, enumerate_company
+from routecalc.solvers.maxima import single_train_maximum
+from routecalc.solvers.reference import enumerate_routes
+from routecalc.validate import check_route
+
+STRESS = sorted((ROOT / "fixtures").glob("stress-*.json"))
+
+#: Trains whose routes explode on a big board.
+LONG_TRAINS = (
+    "D",
+    "8",
+    "5E",
+    "8E",
+    {
+        "name": "5F",
+        "fill": True,
+        "distance": [{"nodes": ["city", "offboard"], "pay": 5, "visit": 5}, {"nodes": ["town"], "pay": 0, "visit": 99}],
+    },
+    {
+        "name": "4+4E",
+        "fill": True,
+        "multiplier": 2,
+        "distance": [{"nodes": ["offboard"], "pay": 4, "visit": 4}, {"nodes": ["city", "town"], "pay": 0, "visit": 99}],
+    },
+    {
+        "name": "6E",
+        "distance": [{"nodes": ["city", "offboard"], "pay": 6, "visit": 99}, {"nodes": ["town"], "pay": 0, "visit": 99}],
+    },
+)
+
+
+def maximum(graph, t: int, known: int = 0) -> int | None:
+    table = train_tables(graph)[t]
+    found = single_train_maximum(graph, t, table, known, Clock(None, None), None)
+    if found.route is not None:
+        assert found.route.revenue == found.revenue > known
+        check_route(found.route.stops, found.route.conns, table, graph)  # raises on a broken rule
+    return found.revenue
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_size=3, max_size=5, token_rate=0.5))
+def test_maxima_equal_the_reference_searchs(position_json):
+    position = load_position(position_json)
+    graph = compile_position(position)
+    for t, table in enumerate(train_tables(graph)):
+        routes, finished = enumerate_routes(graph, table)
+        assert finished
+        best = max((r.revenue for r in routes), default=0)
+        assert maximum(graph, t) == best
+        assert maximum(graph, t, best) == best  # a known route earning the maximum: nothing beats it
+        assert maximum(graph, t, best // 2) == best
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_size=4, max_size=7, max_trains=1, token_rate=0.3), st.sampled_from(LONG_TRAINS))
+def test_maxima_of_long_trains_equal_the_enumerations(position_json, train):
+    position = load_position({**position_json, "trains": [train]})
+    graph = compile_position(position)
+    listed = enumerate_company(graph, train_tables(graph), None, Clock(None, None))[0]
+    assert listed.complete
+    assert maximum(graph, 0) == listed.upper
+    assert maximum(graph, 0, int(np.min(listed.revenue, initial=0))) == listed.upper
+
+
+@pytest.mark.parametrize("path", STRESS, ids=lambda p: p.stem)
+def test_each_stress_fixtures_maxima_are_the_ones_cp_sat_proves(path):
+    from routecalc.solvers.cpsat import PathModel, identical_trains
+
+    position = load_position_file(path)
+    graph = compile_position(position)
+    tables = train_tables(graph)
+    for members in identical_trains(tables):
+        t = members[0]
+        status, _, bound, _ = PathModel(graph, tables, [t]).solve(None)
+        assert status == "optimal"
+        assert maximum(graph, t) == bound, json.dumps({"fixture": path.stem, "train": tables[t].train.name})
