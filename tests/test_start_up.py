@@ -139,7 +139,7 @@ def test_the_interpreter_runs_on_while_a_kernel_searches():
 
     def search():
         inside.append(time.perf_counter())
-        enum.enumerate_routes(arrays, walk, prices, tokens, state, buf, 150_000, 1 << 30, enum.new_prune(0, 1))
+        enum.enumerate_routes(arrays, walk, prices, tokens, state, buf, 150_000, 1 << 30, enum.new_prune(1))
         inside.append(time.perf_counter())
 
     worker = threading.Thread(target=search)

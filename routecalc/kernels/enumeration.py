@@ -40,7 +40,7 @@ from numba import types
 
 from ..graph import BLOCKED, END_ONLY, LOAD, UNLOAD
 from .cache import kernel, record
-from .longest import CHAIN_WORK, ChainWork, new_chain_work, route_bound
+from .longest import CHAIN_WORK, TRACK_POINTS, ChainWork, TrackPoints, new_chain_work, route_bound
 from .payment import PAY_TABLE, PAY_WORK, PayWork, pay, pay_work
 
 DONE, PAUSED, FULL, LIMIT = 0, 1, 2, 3
@@ -103,16 +103,18 @@ class Prune(NamedTuple):
     best one, earning ``floor[0]`` or more."""
 
     floor: np.ndarray  # int64[1]: routes earning less are neither kept nor extended
-    bonus_most: np.ndarray  # int64[2]: every bonus, multiplied and plain
+    points: TrackPoints  # the graph of the bound
     chain: ChainWork
     stats: np.ndarray  # int64[2]: bounds computed, routes cut
 
 
-def new_prune(num_stops: int, groups: int, floor: int = 0, bonus_most=(0, 0)) -> Prune:
-    """Every route (``floor`` 0), or the best one earning ``floor`` or more."""
-    size = num_stops if floor > 0 else 0
+def new_prune(groups: int, floor: int = 0, points: TrackPoints | None = None) -> Prune:
+    """Every route (``floor`` 0), or the best one earning ``floor`` or more
+    (``points``: the train's :func:`~.longest.track_points`)."""
+    none = np.zeros(0, np.int64)
+    points = points or TrackPoints(np.zeros(1, np.int64), none, none)
     return Prune(
-        np.full(1, floor, np.int64), np.array(bonus_most, np.int64), new_chain_work(size, groups), np.zeros(2, np.int64)
+        np.full(1, floor, np.int64), points, new_chain_work(len(points.piece), groups), np.zeros(300, np.int64)
     )
 
 
@@ -209,7 +211,7 @@ DFS_STATE = record(
     PAY_WORK,
 )
 ROUTE_BUFFER = record(RouteBuffer, _u64_2d, _i64, _i64, _i64, _i64, _i64, _i64, _i64)
-PRUNE = record(Prune, _i64, _i64, CHAIN_WORK, _i64)
+PRUNE = record(Prune, _i64, TRACK_POINTS, CHAIN_WORK, _i64)
 
 
 @kernel((GRAPH_ARRAYS, WALK, PAY_TABLE, _i64, DFS_STATE, ROUTE_BUFFER, types.int64, types.int64, PRUNE))
@@ -233,7 +235,8 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
     out_start, out_length, out_split, out_conns, out_used = out.start, out.length, out.split, out.conns, out.used
     cap_routes, cap_conns = out_revenue.shape[0], out_conns.shape[0]
     work = st.work
-    floor, bonus_most, chain, prune_stats = prune.floor, prune.bonus_most, prune.chain, prune.stats
+    floor, chain, prune_stats = prune.floor, prune.chain, prune.stats
+    point_start, point_other, point_piece = prune.points.start, prune.points.other, prune.points.piece
 
     def can_move(d, k, frm, first):
         """May the route at depth d go on along adjacency entry k of stop frm?
@@ -365,17 +368,15 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
             end_a = -1 if closed[e] else stop[e]
             end_b = stop[0] if pass_t[e] and not leg_b[e] else -1
             prune_stats[0] += 1
+            prune_stats[10 + e] += 1
             most = route_bound(
-                adj_start,
-                adj_conn,
-                adj_other,
-                conn_gauge,
-                conn_mask,
+                point_start,
+                point_other,
+                point_piece,
                 flags,
                 groups,
                 pt,
                 visit,
-                gauge_bit,
                 stop,
                 e + 1,
                 count[e],
@@ -384,11 +385,13 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
                 end_a,
                 end_b,
                 on_path,
-                bonus_most,
                 chain,
             )
             if most < floor[0]:
                 prune_stats[1] += 1  # no route through this one reaches the floor
+                prune_stats[110 + e] += 1
+                gap = floor[0] - most
+                prune_stats[210 + min(gap // 10, 40)] += 1
                 on_path[stop[e]] = False
                 depth[0] = d
                 continue
@@ -412,6 +415,7 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
         if revenue > beat and revenue >= floor[0]:
             if floor[0] > 0:
                 floor[0] = revenue + 1
+                prune_stats[2] = stats[1]
             r = out_used[0]
             at = out_used[1]
             for w in range(words):

@@ -6,7 +6,8 @@ A route grows from its open ends (the end of the leg being grown, and the
 start ``T`` while the second leg has not begun) through ``G'``: the stops
 the route may still visit (not on it, not a token stop it must not enter,
 not of a used stop group or of a distance group with no visits left) and
-the connections of the train's gauge whose track the route has not used.
+the crossings and junctions its track has not used (:class:`TrackPoints`:
+a route is a simple path through them).
 A simple path leaving an open end ``s`` visits the blocks (biconnected
 components) of ``G'`` along one chain of its block-cut tree rooted at
 ``s``: once it leaves a block through a cut vertex it cannot come back. So
@@ -36,9 +37,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import types
 
-from ..graph import BLOCKED, END_ONLY
+from ..graph import BLOCKED, END_ONLY, PIECE_PATH, TrackGraph
 from .cache import kernel, record
-from .payment import PAY_TABLE
+from .payment import PAY_TABLE, VISIT
 
 #: Longest best-weights list per distance group; a group that could pay more
 #: stops is summed whole instead (an over-estimate).
@@ -48,6 +49,67 @@ MOST_LISTED = 16
 #: the best two-chain path through it; the result; scratch.
 OWN, BELOW, BELOW_2, ROOT, ROOT_2, THROUGH, RESULT, SPARE = range(8)
 SLOTS = 8
+
+
+class TrackPoints(NamedTuple):
+    """The graph the bound searches (CSR): the stops (numbers 0..N-1), then
+    the crossings and junctions, the points where track can be shared. Each
+    connection of the train's gauge is a walk from stop to stop through its
+    points, so a route, whose connections share no piece, is a simple path
+    here; in the stop graph a junction joining k stops looks like a clique
+    of them, here it is the cut vertex it is."""
+
+    start: np.ndarray  # int64[M + 1]
+    other: np.ndarray  # int64[E]: the neighbouring point of each entry
+    piece: np.ndarray  # int64[M]: the track piece of a point, -1 for a stop
+
+
+def track_points(graph: TrackGraph, gauge_bit: int) -> TrackPoints:
+    """The :class:`TrackPoints` of the connections a train of ``gauge_bit``
+    may use. A point with two neighbours becomes a line between them and one
+    with fewer goes: a path through it is a path along that line, and a
+    route whose track passes it uses the points at both ends of the line, so
+    the search sees the same paths."""
+    n = graph.num_stops
+    near: dict[int, set[int]] = {v: set() for v in range(n)}
+    piece_of: dict[int, int] = {}
+    for c, pieces in enumerate(graph.conn_pieces):
+        if not int(graph.conn_gauge[c]) & gauge_bit:
+            continue
+        walk = [int(graph.conn_a[c])]
+        for bit in pieces:
+            if graph.piece_kind[bit] != PIECE_PATH:
+                walk.append(n + bit)
+                piece_of[n + bit] = bit
+                near.setdefault(n + bit, set())
+        walk.append(int(graph.conn_b[c]))
+        for a, b in zip(walk, walk[1:]):
+            if a != b:
+                near[a].add(b)
+                near[b].add(a)
+    lines = [v for v in near if v >= n and len(near[v]) <= 2]
+    while lines:
+        v = lines.pop()
+        if v not in near or len(near[v]) > 2:
+            continue
+        ends = near.pop(v)
+        for u in ends:
+            near[u].discard(v)
+        if len(ends) == 2:
+            a, b = ends
+            near[a].add(b)
+            near[b].add(a)
+        lines += [u for u in ends if u >= n and len(near[u]) <= 2]
+    number = {v: i for i, v in enumerate(sorted(near))}
+    start = np.zeros(len(number) + 1, np.int64)
+    other: list[int] = []
+    piece = np.full(len(number), -1, np.int64)
+    for v, i in number.items():
+        other += sorted(number[u] for u in near[v])
+        start[i + 1] = len(other)
+        if v >= n:
+            piece[i] = piece_of[v]
+    return TrackPoints(start, np.array(other, np.int64), piece)
 
 
 class ChainWork(NamedTuple):
@@ -65,9 +127,11 @@ class ChainWork(NamedTuple):
     acc_sum: np.ndarray  # int64[SLOTS, G]: chains being put together (the slots below), summed groups
     acc_top: np.ndarray  # int64[SLOTS, G, K]: the same, listed groups
     listed: np.ndarray  # int64[G]: list length per group, -1: summed
+    width: np.ndarray  # int64[G]: list length per group, 0: summed
     paying: np.ndarray  # int64[N + GK]: weights to pay, falling
     paying_group: np.ndarray  # int64[N + GK]: their distance groups
     room: np.ndarray  # int64[G]
+    reached: np.ndarray  # int64[N]: search stamp that reached the stop (as a stop the route may pay)
     stamp: np.ndarray  # int64[1]
 
 
@@ -89,15 +153,18 @@ def new_chain_work(num_stops: int, groups: int) -> ChainWork:
         np.zeros((SLOTS, g), np.int64),
         np.zeros((SLOTS, g, k), np.int64),
         np.zeros(g, np.int64),
+        np.zeros(g, np.int64),
         np.zeros(num_stops + g * k, np.int64),
         np.zeros(num_stops + g * k, np.int64),
         np.zeros(g, np.int64),
+        n.copy(),
         np.zeros(1, np.int64),
     )
 
 
 _i64, _u64, _bool = types.int64[::1], types.uint64[::1], types.boolean[::1]
 _i64_2d, _i64_3d, _u64_2d = types.int64[:, ::1], types.int64[:, :, ::1], types.uint64[:, ::1]
+TRACK_POINTS = record(TrackPoints, _i64, _i64, _i64)
 CHAIN_WORK = record(
     ChainWork,
     _i64,
@@ -116,6 +183,8 @@ CHAIN_WORK = record(
     _i64,
     _i64,
     _i64,
+    _i64,
+    _i64,
 )
 
 
@@ -125,12 +194,9 @@ CHAIN_WORK = record(
         _i64,
         _i64,
         _i64,
-        _u64_2d,
-        _i64,
         _u64,
         PAY_TABLE,
         _i64,
-        types.int64,
         _i64,
         types.int64,
         _i64,
@@ -139,21 +205,17 @@ CHAIN_WORK = record(
         types.int64,
         types.int64,
         _bool,
-        _i64,
         CHAIN_WORK,
     )
 )
 def route_bound(
-    adj_start,
-    adj_conn,
-    adj_other,
-    conn_gauge,
-    conn_mask,
+    point_start,
+    point_other,
+    point_piece,
     flags,
     stop_groups,
     pt,
     visit,
-    gauge_bit,
     route,
     length,
     count,
@@ -162,23 +224,23 @@ def route_bound(
     end_a,
     end_b,
     on_path,
-    bonus_most,
     cw,
 ):
     """No route through ``route[:length]`` (itself included) earns more.
 
-    ``count``: its stops per distance group, ``used_groups`` its stop
-    groups, ``mask`` its track; ``end_a``, ``end_b``: its open ends (-1:
-    none); ``bonus_most``: every bonus, multiplied and plain."""
+    The graph is :class:`TrackPoints` (``point_*``); ``count``: the route's
+    stops per distance group, ``used_groups`` its stop groups, ``mask`` its
+    track pieces; ``end_a``, ``end_b``: its open ends (-1: none)."""
     weight, group, token, pay_slots = pt.weight, pt.group, pt.token, pt.pay
     seen, disc, low, parent, next_k = cw.seen, cw.disc, cw.low, cw.parent, cw.next_k
     path, pending, down_sum, down_top = cw.path, cw.pending, cw.down_sum, cw.down_top
-    acc_sum, acc_top, listed, room = cw.acc_sum, cw.acc_top, cw.listed, cw.room
-    paying, paying_group = cw.paying, cw.paying_group
+    acc_sum, acc_top, listed, width, room = cw.acc_sum, cw.acc_top, cw.listed, cw.width, cw.room
+    paying, paying_group, reached = cw.paying, cw.paying_group, cw.reached
     num_stops = len(flags)
     num_groups = len(pay_slots)
-    words = mask.shape[0]
     first = route[0]
+    cw.stamp[0] += 1
+    stamp = cw.stamp[0]  # marks the stops this call reaches
 
     # per group: how many of its best stops a chain lists (-1: all, summed)
     for j in range(num_groups):
@@ -190,9 +252,13 @@ def route_bound(
             listed[j] = -1
         else:
             listed[j] = min(left, can_pay)
+        width[j] = max(listed[j], 0)
 
     def allowed(v):
-        """May an extension of the route visit stop v?"""
+        """May an extension of the route pass point v?"""
+        if v >= num_stops:
+            bit = point_piece[v]
+            return (mask[bit >> 6] & (np.uint64(1) << np.uint64(bit & 63))) == 0
         grp = group[v]
         if on_path[v] or grp < 0 or count[grp] >= visit[grp]:
             return False
@@ -200,19 +266,10 @@ def route_bound(
             return False
         return (stop_groups[v] & used_groups) == 0
 
-    def usable(k):
-        c = adj_conn[k]
-        if not conn_gauge[c] & gauge_bit:
-            return False
-        for w in range(words):
-            if conn_mask[c, w] & mask[w]:
-                return False
-        return True
-
     def clear(sums, top):
         for j in range(num_groups):
             sums[j] = 0
-            for i in range(MOST_LISTED):
+            for i in range(width[j]):
                 top[j, i] = 0
 
     def keep_best(sums, top, other_sums, other_top):
@@ -221,7 +278,7 @@ def route_bound(
         for j in range(num_groups):
             if other_sums[j] > sums[j]:
                 sums[j] = other_sums[j]
-            for i in range(MOST_LISTED):
+            for i in range(width[j]):
                 if other_top[j, i] > top[j, i]:
                     top[j, i] = other_top[j, i]
 
@@ -238,6 +295,8 @@ def route_bound(
 
     def add_stop(sums, top, v):
         """Stop v counted in a chain's lists."""
+        if v >= num_stops:
+            return
         j = group[v]
         if weight[v] <= 0 or listed[j] == 0:
             return
@@ -256,7 +315,7 @@ def route_bound(
                 acc_sum[a, j] = x
             elif x > acc_sum[b, j]:
                 acc_sum[b, j] = x
-            for i in range(MOST_LISTED):
+            for i in range(width[j]):
                 x = other_top[j, i]
                 if x > acc_top[a, j, i]:
                     acc_top[b, j, i] = acc_top[a, j, i]
@@ -268,13 +327,13 @@ def route_bound(
         """Slot a takes slot b's stops too (the best listed[j] of both)."""
         for j in range(num_groups):
             acc_sum[a, j] += acc_sum[b, j]
-            for i in range(max(listed[j], 0)):
+            for i in range(width[j]):
                 insert(acc_top[a], j, acc_top[b, j, i])
 
     def copy_slot(a, b):
         for j in range(num_groups):
             acc_sum[a, j] = acc_sum[b, j]
-            for i in range(MOST_LISTED):
+            for i in range(width[j]):
                 acc_top[a, j, i] = acc_top[b, j, i]
 
     def extensions(s, other):
@@ -283,13 +342,11 @@ def route_bound(
         ends both are one root z: the two extensions and z make one simple
         path through z, down at most two chains of z's block-cut tree, or
         through one block of z and down two chains below it."""
-        cw.stamp[0] += 1
-        stamp = cw.stamp[0]
         seen[s] = stamp
         disc[s] = 1
         low[s] = 1
         parent[s] = -1
-        next_k[s] = adj_start[s]
+        next_k[s] = point_start[s]
         clear(down_sum[s], down_top[s])
         for slot in (ROOT, ROOT_2, THROUGH):
             clear(acc_sum[slot], acc_top[slot])
@@ -300,17 +357,17 @@ def route_bound(
         held = 0
         while depth > 0:
             v = path[depth - 1]
-            if v == s and next_k[v] == adj_start[v + 1] and other >= 0 and not second:
+            if v == s and next_k[v] == point_start[v + 1] and other >= 0 and not second:
                 second = True
-                next_k[v] = adj_start[other]
-            end = adj_start[other + 1] if v == s and second else adj_start[v + 1]
+                next_k[v] = point_start[other]
+            end = point_start[other + 1] if v == s and second else point_start[v + 1]
             if next_k[v] < end:
                 k = next_k[v]
                 next_k[v] = k + 1
-                w = adj_other[k]
+                w = point_other[k]
                 if w == other:
                     w = s
-                if w == parent[v] or w == v or not usable(k):
+                if w == parent[v] or w == v:
                     continue
                 if seen[w] == stamp:
                     if disc[w] < low[v]:
@@ -318,7 +375,11 @@ def route_bound(
                     continue
                 if not allowed(w):
                     continue
-                if flags[w] & (END_ONLY | BLOCKED):
+                if w >= num_stops:
+                    pass  # a crossing or junction: no stop, no weight
+                elif listed[group[w]] != 0:
+                    reached[w] = stamp
+                if w < num_stops and flags[w] & (END_ONLY | BLOCKED):
                     # a leaf block of its own below v: the chain ends there
                     clear(acc_sum[OWN], acc_top[OWN])
                     add_stop(acc_sum[OWN], acc_top[OWN], w)
@@ -332,7 +393,7 @@ def route_bound(
                 disc[w] = clock
                 low[w] = clock
                 parent[w] = v
-                next_k[w] = adj_start[w]
+                next_k[w] = point_start[w]
                 clear(down_sum[w], down_top[w])
                 path[depth] = w
                 depth += 1
@@ -394,7 +455,7 @@ def route_bound(
             n += 1
     for j in range(num_groups):
         extra += acc_sum[RESULT, j]
-        for i in range(max(listed[j], 0)):
+        for i in range(width[j]):
             if acc_top[RESULT, j, i] > 0:
                 paying[n] = acc_top[RESULT, j, i]
                 paying_group[n] = j
@@ -419,5 +480,32 @@ def route_bound(
         elif pt.fill and grp != 0 and room[0] > 0:
             room[0] -= 1
             total += paying[i]
-    raw = (total + bonus_most[0]) * pt.multiplier + bonus_most[1]
+    # a bonus counts its cells among the route's stops and the stops it may still pay
+    multiplied = 0
+    plain = 0
+    for b in range(len(pt.bonus_kind)):
+        first_set = pt.bonus_first[b]
+        amount = 0
+        if pt.bonus_kind[b] == VISIT:
+            bit = np.uint64(1) << np.uint64(first_set)
+            for v in range(num_stops):
+                if (on_path[v] or reached[v] == stamp) and pt.sets[v] & bit:
+                    amount += pt.bonus_amount[b]  # per stop, not per cell: more, never less
+        else:
+            amount = pt.bonus_amount[b]
+            for j in range(first_set, first_set + pt.bonus_count[b]):
+                bit = np.uint64(1) << np.uint64(j)
+                met = False
+                for v in range(num_stops):
+                    if (on_path[v] or reached[v] == stamp) and pt.sets[v] & bit:
+                        met = True
+                        break
+                if not met:
+                    amount = 0
+                    break
+        if pt.bonus_multiplied[b]:
+            multiplied += amount
+        else:
+            plain += amount
+    raw = (total + multiplied) * pt.multiplier + plain
     return raw // pt.divisor * pt.factor

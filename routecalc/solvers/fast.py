@@ -132,7 +132,7 @@ def enumerate_train(
     state = enum.new_state(graph.num_stops, arrays.conn_mask.shape[1], arrays.conn_cells.shape[1], len(table.pay))
     buf = enum.new_buffer(FIRST_BUFFER, 8 * FIRST_BUFFER, arrays.conn_mask.shape[1])
     limit = min(route_limit or MAX_ROUTES, MAX_ROUTES)
-    prune = prune or enum.new_prune(0, len(table.pay))
+    prune = prune or enum.new_prune(len(table.pay))
     while True:
         chunk = CHUNK if step_limit is None else min(CHUNK, step_limit - int(state.stats[1]))
         if chunk <= 0:
@@ -198,22 +198,15 @@ def ceiling(table: PayTable) -> int:
     stops = np.flatnonzero((table.group >= 0) & (table.weight > 0)).astype(np.int64)
     anywhere = table._replace(token=np.ones_like(table.token), bonus_kind=table.bonus_kind[:0], divisor=1, factor=1)
     best = max(int(pay(len(stops), anywhere, pay_work(stops, len(table.pay)))), 0)
-    multiplied, plain = bonus_most(table)
-    return (best + multiplied * table.multiplier + plain) // table.divisor * table.factor
-
-
-def bonus_most(table: PayTable) -> tuple[int, int]:
-    """(multiplied, plain): every bonus a route of the train could earn, a
-    visit bonus for each cell of its set the train may stop in."""
-    most = [0, 0]
+    bonus = 0
     visitable = np.flatnonzero(table.group >= 0)  # a visit bonus counts stops worth nothing too
     for b, kind in enumerate(table.bonus_kind):
-        amount = int(table.bonus_amount[b])
+        amount = int(table.bonus_amount[b]) * (table.multiplier if table.bonus_multiplied[b] else 1)
         if kind == VISIT:
             bit = np.uint64(1) << np.uint64(table.bonus_first[b])
             amount *= len(set(table.cell[visitable[(table.sets[visitable] & bit) != 0]]))
-        most[0 if table.bonus_multiplied[b] else 1] += amount
-    return most[0], most[1]
+        bonus += amount
+    return (best + bonus) // table.divisor * table.factor
 
 
 def _first_leg_share(graph: TrackGraph, state: enum.DfsState) -> float:

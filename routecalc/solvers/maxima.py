@@ -19,9 +19,10 @@ import numpy as np
 
 from ..graph import TrackGraph
 from ..kernels import enumeration as enum
+from ..kernels.longest import track_points
 from ..routes import Route
 from ..scoring import TrainTable, pay_table
-from .fast import Clock, bonus_most, enumerate_train, graph_arrays, listed_routes
+from .fast import Clock, enumerate_train, graph_arrays, listed_routes
 
 
 @dataclass
@@ -57,7 +58,8 @@ def single_train_maximum(
     ``step_limit`` kernel steps and the clock's time limit."""
     prices = pay_table(table, graph, graph.position.rules.bonuses(graph.position))
     arrays = richest_first(graph_arrays(graph), prices.weight)
-    prune = enum.new_prune(graph.num_stops, len(table.pay), max(known, 0) + 1, bonus_most(prices))
+    points = track_points(graph, int(table.gauge_bit))
+    prune = enum.new_prune(len(table.pay), max(known, 0) + 1, points)
     found = enumerate_train(graph, arrays, table, prices, None, clock, (0.0, 0.0), step_limit, prune)
     route = None
     if len(found.revenue):
