@@ -63,7 +63,7 @@ def single_train_maximum(
     found = enumerate_train(graph, arrays, table, prices, None, clock, (0.0, 0.0), step_limit, prune)
     route = None
     if len(found.revenue):
-        route = listed_routes([(t, 0)], {t: found}, graph)[0]
+        route = listed_routes([(t, 0)], [found] * (t + 1), graph)[0]  # train t's routes are ``found``
     revenue = None
     if found.complete:
         revenue = max(known, route.revenue) if route else known
