@@ -114,7 +114,7 @@ def new_prune(groups: int, floor: int = 0, points: TrackPoints | None = None) ->
     none = np.zeros(0, np.int64)
     points = points or TrackPoints(np.zeros(1, np.int64), none, none)
     return Prune(
-        np.full(1, floor, np.int64), points, new_chain_work(len(points.piece), groups), np.zeros(300, np.int64)
+        np.full(1, floor, np.int64), points, new_chain_work(len(points.piece), groups), np.zeros(2, np.int64)
     )
 
 
@@ -368,7 +368,6 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
             end_a = -1 if closed[e] else stop[e]
             end_b = stop[0] if pass_t[e] and not leg_b[e] else -1
             prune_stats[0] += 1
-            prune_stats[10 + e] += 1
             most = route_bound(
                 point_start,
                 point_other,
@@ -389,9 +388,6 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
             )
             if most < floor[0]:
                 prune_stats[1] += 1  # no route through this one reaches the floor
-                prune_stats[110 + e] += 1
-                gap = floor[0] - most
-                prune_stats[210 + min(gap // 10, 40)] += 1
                 on_path[stop[e]] = False
                 depth[0] = d
                 continue
@@ -415,7 +411,6 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
         if revenue > beat and revenue >= floor[0]:
             if floor[0] > 0:
                 floor[0] = revenue + 1
-                prune_stats[2] = stats[1]
             r = out_used[0]
             at = out_used[1]
             for w in range(words):
