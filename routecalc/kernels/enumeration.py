@@ -113,9 +113,7 @@ def new_prune(groups: int, floor: int = 0, points: TrackPoints | None = None) ->
     (``points``: the train's :func:`~.longest.track_points`)."""
     none = np.zeros(0, np.int64)
     points = points or TrackPoints(np.zeros(1, np.int64), none, none)
-    return Prune(
-        np.full(1, floor, np.int64), points, new_chain_work(len(points.piece), groups), np.zeros(2, np.int64)
-    )
+    return Prune(np.full(1, floor, np.int64), points, new_chain_work(len(points.piece), groups), np.zeros(2, np.int64))
 
 
 class RouteBuffer(NamedTuple):
