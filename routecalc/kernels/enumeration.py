@@ -108,12 +108,14 @@ class Prune(NamedTuple):
     stats: np.ndarray  # int64[2]: bounds computed, routes cut
 
 
-def new_prune(groups: int, floor: int = 0, points: TrackPoints | None = None) -> Prune:
+def new_prune(groups: int, floor: int = 0, points: TrackPoints | None = None, thresholds=()) -> Prune:
     """Every route (``floor`` 0), or the best one earning ``floor`` or more
-    (``points``: the train's :func:`~.longest.track_points`)."""
+    (``points``: the train's :func:`~.longest.track_points`; ``thresholds``:
+    those of the bound, :func:`~.longest.new_chain_work`)."""
     none = np.zeros(0, np.int64)
     points = points or TrackPoints(np.zeros(1, np.int64), none, none)
-    return Prune(np.full(1, floor, np.int64), points, new_chain_work(len(points.piece), groups), np.zeros(2, np.int64))
+    chain = new_chain_work(len(points.piece), groups, thresholds)
+    return Prune(np.full(1, floor, np.int64), points, chain, np.zeros(2, np.int64))
 
 
 class RouteBuffer(NamedTuple):

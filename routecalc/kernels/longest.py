@@ -122,9 +122,10 @@ class ChainWork(NamedTuple):
     next_k: np.ndarray  # int64[N]: next adjacency entry to look at
     path: np.ndarray  # int64[N]: the depth-first stack
     pending: np.ndarray  # int64[N]: stops of the blocks not closed yet
-    down_sum: np.ndarray  # int64[N, G]: best chain below the stop, summed groups
+    thresholds: np.ndarray  # int64[T]: the values theta of the threshold bounds
+    down_sum: np.ndarray  # int64[N, G + T]: best chain below the stop, summed groups, then per theta
     down_top: np.ndarray  # int64[N, G, K]: best chain below the stop, listed groups (falling)
-    acc_sum: np.ndarray  # int64[SLOTS, G]: chains being put together (the slots below), summed groups
+    acc_sum: np.ndarray  # int64[SLOTS, G + T]: chains being put together (the slots below), as down_sum
     acc_top: np.ndarray  # int64[SLOTS, G, K]: the same, listed groups
     listed: np.ndarray  # int64[G]: list length per group, -1: summed
     width: np.ndarray  # int64[G]: list length per group, 0: summed
@@ -135,11 +136,12 @@ class ChainWork(NamedTuple):
     stamp: np.ndarray  # int64[1]
 
 
-def new_chain_work(num_stops: int, groups: int) -> ChainWork:
-    """Scratch space for a train with ``groups`` distance groups (Python-side,
-    as every kernel's arrays are)."""
+def new_chain_work(num_stops: int, groups: int, thresholds=()) -> ChainWork:
+    """Scratch space for a train with ``groups`` distance groups and these
+    ``thresholds`` (Python-side, as every kernel's arrays are)."""
     g, k = max(groups, 1), MOST_LISTED
     n = np.zeros(num_stops, np.int64)
+    sums = g + len(thresholds)
     return ChainWork(
         n.copy(),
         n.copy(),
@@ -148,9 +150,10 @@ def new_chain_work(num_stops: int, groups: int) -> ChainWork:
         n.copy(),
         n.copy(),
         n.copy(),
-        np.zeros((num_stops, g), np.int64),
+        np.array(thresholds, np.int64),
+        np.zeros((num_stops, sums), np.int64),
         np.zeros((num_stops, g, k), np.int64),
-        np.zeros((SLOTS, g), np.int64),
+        np.zeros((SLOTS, sums), np.int64),
         np.zeros((SLOTS, g, k), np.int64),
         np.zeros(g, np.int64),
         np.zeros(g, np.int64),
@@ -167,6 +170,7 @@ _i64_2d, _i64_3d, _u64_2d = types.int64[:, ::1], types.int64[:, :, ::1], types.u
 TRACK_POINTS = record(TrackPoints, _i64, _i64, _i64)
 CHAIN_WORK = record(
     ChainWork,
+    _i64,
     _i64,
     _i64,
     _i64,
@@ -235,9 +239,10 @@ def route_bound(
     seen, disc, low, parent, next_k = cw.seen, cw.disc, cw.low, cw.parent, cw.next_k
     path, pending, down_sum, down_top = cw.path, cw.pending, cw.down_sum, cw.down_top
     acc_sum, acc_top, listed, width, room = cw.acc_sum, cw.acc_top, cw.listed, cw.width, cw.room
-    paying, paying_group, reached = cw.paying, cw.paying_group, cw.reached
+    paying, paying_group, reached, thresholds = cw.paying, cw.paying_group, cw.reached, cw.thresholds
     num_stops = len(flags)
     num_groups = len(pay_slots)
+    num_sums = num_groups + len(thresholds)
     first = route[0]
     cw.stamp[0] += 1
     stamp = cw.stamp[0]  # marks the stops this call reaches
@@ -267,17 +272,19 @@ def route_bound(
         return (stop_groups[v] & used_groups) == 0
 
     def clear(sums, top):
-        for j in range(num_groups):
+        for j in range(num_sums):
             sums[j] = 0
+        for j in range(num_groups):
             for i in range(width[j]):
                 top[j, i] = 0
 
     def keep_best(sums, top, other_sums, other_top):
         """sums / top become the element-wise best of themselves and the others:
         at least as much as either, for any number of stops taken."""
-        for j in range(num_groups):
+        for j in range(num_sums):
             if other_sums[j] > sums[j]:
                 sums[j] = other_sums[j]
+        for j in range(num_groups):
             for i in range(width[j]):
                 if other_top[j, i] > top[j, i]:
                     top[j, i] = other_top[j, i]
@@ -294,7 +301,7 @@ def route_bound(
         top[j, i] = value
 
     def add_stop(sums, top, v):
-        """Stop v counted in a chain's lists."""
+        """Stop v counted in a chain's lists and threshold sums."""
         if v >= num_stops:
             return
         j = group[v]
@@ -304,17 +311,21 @@ def route_bound(
             sums[j] += weight[v]
         else:
             insert(top, j, weight[v])
+        for t in range(len(thresholds)):
+            if weight[v] > thresholds[t]:
+                sums[num_groups + t] += weight[v] - thresholds[t]
 
     def keep_two(a, b, other_sums, other_top):
         """Slots a / b become the element-wise best and second best of
         themselves and the others."""
-        for j in range(num_groups):
+        for j in range(num_sums):
             x = other_sums[j]
             if x > acc_sum[a, j]:
                 acc_sum[b, j] = acc_sum[a, j]
                 acc_sum[a, j] = x
             elif x > acc_sum[b, j]:
                 acc_sum[b, j] = x
+        for j in range(num_groups):
             for i in range(width[j]):
                 x = other_top[j, i]
                 if x > acc_top[a, j, i]:
@@ -325,14 +336,16 @@ def route_bound(
 
     def merge_into(a, b):
         """Slot a takes slot b's stops too (the best listed[j] of both)."""
-        for j in range(num_groups):
+        for j in range(num_sums):
             acc_sum[a, j] += acc_sum[b, j]
+        for j in range(num_groups):
             for i in range(width[j]):
                 insert(acc_top[a], j, acc_top[b, j, i])
 
     def copy_slot(a, b):
-        for j in range(num_groups):
+        for j in range(num_sums):
             acc_sum[a, j] = acc_sum[b, j]
+        for j in range(num_groups):
             for i in range(width[j]):
                 acc_top[a, j, i] = acc_top[b, j, i]
 
@@ -480,6 +493,23 @@ def route_bound(
         elif pt.fill and grp != 0 and room[0] > 0:
             room[0] -= 1
             total += paying[i]
+    # the threshold bounds: no choice of at most ``slots`` paying stops earns
+    # more than slots * theta plus what each stop earns above theta
+    slots = 0
+    for j in range(num_groups):
+        slots += pay_slots[j]
+    for t in range(0 if pt.every else len(thresholds)):
+        theta = thresholds[t]
+        above = slots * theta + acc_sum[RESULT, num_groups + t]
+        for i in range(length):
+            v = route[i]
+            grp = group[v]
+            payable = pay_slots[grp] > 0 or (pt.fill and grp != 0 and pay_slots[0] > 0)
+            if payable and weight[v] > theta:
+                above += weight[v] - theta
+        if above < total:
+            total = above
+
     # a bonus counts its cells among the route's stops and the stops it may still pay
     multiplied = 0
     plain = 0

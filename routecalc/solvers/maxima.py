@@ -21,8 +21,13 @@ from ..graph import TrackGraph
 from ..kernels import enumeration as enum
 from ..kernels.longest import track_points
 from ..routes import Route
+from ..kernels.payment import PayTable
 from ..scoring import TrainTable, pay_table
 from .fast import Clock, enumerate_train, graph_arrays, listed_routes
+
+
+#: Threshold bounds computed at most per route (each is a sum per point).
+MOST_THRESHOLDS = 12
 
 
 @dataclass
@@ -50,6 +55,19 @@ def richest_first(arrays: enum.GraphArrays, weight: np.ndarray) -> enum.GraphArr
     )
 
 
+def thresholds(prices: PayTable) -> np.ndarray:
+    """The values theta the bound tries (:mod:`routecalc.kernels.longest`):
+    the stop weights the train may be paid, at most ``MOST_THRESHOLDS`` of
+    them spread over their range (any set gives a true bound); none for a
+    train paid for every stop it visits."""
+    if prices.every:
+        return np.zeros(0, np.int64)
+    values = np.unique(prices.weight[(prices.group >= 0) & (prices.weight > 0)])
+    if len(values) > MOST_THRESHOLDS:
+        values = values[np.linspace(0, len(values) - 1, MOST_THRESHOLDS).astype(np.int64)]
+    return values.astype(np.int64)
+
+
 def single_train_maximum(
     graph: TrackGraph, t: int, table: TrainTable, known: int, clock: Clock, step_limit: int | None
 ) -> Maximum:
@@ -59,7 +77,7 @@ def single_train_maximum(
     prices = pay_table(table, graph, graph.position.rules.bonuses(graph.position))
     arrays = richest_first(graph_arrays(graph), prices.weight)
     points = track_points(graph, int(table.gauge_bit))
-    prune = enum.new_prune(len(table.pay), max(known, 0) + 1, points)
+    prune = enum.new_prune(len(table.pay), max(known, 0) + 1, points, thresholds(prices))
     found = enumerate_train(graph, arrays, table, prices, None, clock, (0.0, 0.0), step_limit, prune)
     route = None
     if len(found.revenue):
