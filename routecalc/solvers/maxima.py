@@ -20,11 +20,10 @@ import numpy as np
 from ..graph import TrackGraph
 from ..kernels import enumeration as enum
 from ..kernels.longest import track_points
-from ..routes import Route
 from ..kernels.payment import PayTable
+from ..routes import Route
 from ..scoring import TrainTable, pay_table
 from .fast import Clock, enumerate_train, graph_arrays, listed_routes
-
 
 #: Threshold bounds computed at most per route (each is a sum per point).
 MOST_THRESHOLDS = 12
