@@ -105,7 +105,7 @@ class Prune(NamedTuple):
     floor: np.ndarray  # int64[1]: routes earning less are neither kept nor extended
     points: TrackPoints  # the graph of the bound
     chain: ChainWork
-    stats: np.ndarray  # int64[2]: bounds computed, routes cut
+    cut: np.ndarray  # int64[1]: routes left unextended by the bound
 
 
 def new_prune(groups: int, floor: int = 0, points: TrackPoints | None = None, thresholds=()) -> Prune:
@@ -115,7 +115,7 @@ def new_prune(groups: int, floor: int = 0, points: TrackPoints | None = None, th
     none = np.zeros(0, np.int64)
     points = points or TrackPoints(np.zeros(1, np.int64), none, none)
     chain = new_chain_work(len(points.piece), groups, thresholds)
-    return Prune(np.full(1, floor, np.int64), points, chain, np.zeros(2, np.int64))
+    return Prune(np.full(1, floor, np.int64), points, chain, np.zeros(1, np.int64))
 
 
 class RouteBuffer(NamedTuple):
@@ -235,7 +235,7 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
     out_start, out_length, out_split, out_conns, out_used = out.start, out.length, out.split, out.conns, out.used
     cap_routes, cap_conns = out_revenue.shape[0], out_conns.shape[0]
     work = st.work
-    floor, chain, prune_stats = prune.floor, prune.chain, prune.stats
+    floor, chain, cut = prune.floor, prune.chain, prune.cut
     point_start, point_other, point_piece = prune.points.start, prune.points.other, prune.points.piece
 
     def can_move(d, k, frm, first):
@@ -367,7 +367,6 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
         if floor[0] > 0:
             end_a = -1 if closed[e] else stop[e]
             end_b = stop[0] if pass_t[e] and not leg_b[e] else -1
-            prune_stats[0] += 1
             most = route_bound(
                 point_start,
                 point_other,
@@ -387,7 +386,7 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
                 chain,
             )
             if most < floor[0]:
-                prune_stats[1] += 1  # no route through this one reaches the floor
+                cut[0] += 1  # no route through this one reaches the floor
                 on_path[stop[e]] = False
                 depth[0] = d
                 continue

@@ -16,15 +16,28 @@ chain, not by everything reachable, which on a board the route has cut in
 two is about half. A stop that only ends a route (an offboard, a blocked
 city) is a leaf block of its own beside each stop it touches.
 
-Per distance group a chain holds either its best ``k`` stop weights (``k``:
-the visits the train has left there, at most the slots its stops can pay
-in) or, for a group whose every stop pays (a diesel), the sum of them all.
-Of two chains below a block only one is taken, so a block's value is its
-own stops merged with the element-wise best of its children's lists: an
-over-estimate of each one, never less. Two open ends are bounded apart and
-added (their paths are disjoint). The route's stops and those candidates
-are then paid by the greedy unforced choice, with every bonus: no
-extension of the route earns more.
+Two bounds come out of one pass, and the lower counts:
+
+- lists: per distance group a chain holds either its best ``k`` stop
+  weights (``k``: the visits the train has left there, at most the slots
+  its stops can pay in) or, for a group whose every stop pays (a diesel),
+  the sum of them all. Of the chains below a block only one is taken, so a
+  block's value is its own stops merged with the element-wise best of its
+  children's lists: at least each one. The route's stops and those
+  candidates are paid by the greedy unforced choice;
+- thresholds: no choice of at most ``P`` paying stops (``P`` the train's
+  pay slots) earns more than ``P * theta`` plus what each stop it may pay
+  earns above ``theta``, for any ``theta >= 0``. That excess is one number
+  per chain, so the best chain is exact, with no element-wise mixing of
+  chains (an express train's one rich offboard down one chain and many
+  middling stops down another). Each ``theta`` of
+  :attr:`ChainWork.thresholds` is tried.
+
+The two open ends of a route not yet grown both ways are one root: the
+extensions and the route make one simple path through it, down at most two
+of its chains, or into one of its blocks and down two chains below that.
+Every bonus the route's stops and the stops it can still pay could earn is
+added. No extension of the route earns more.
 
 Blocks come from Tarjan's depth-first search, iterative, once per open end,
 in O(stops + connections).

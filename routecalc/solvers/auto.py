@@ -59,8 +59,9 @@ COMBINATION_WORK = 200_000_000
 SEED_WORK = 10_000_000
 #: Enumeration kernel steps (routes extended, each bounded) the branch and
 #: bound may take for one kind of train's single-train maximum before CP-SAT
-#: proves it instead: some 0.1 s of one core (stress-1828-d-8e's D takes 6,966).
-MAXIMUM_STEPS = 20_000
+#: proves it instead: some 0.05-0.1 s of one core (stress-1828-d-8e's D takes 6,966;
+#: a kind it does not prove costs that much more than CP-SAT alone).
+MAXIMUM_STEPS = 10_000
 
 
 def _left(time_limit: float | None, started: float) -> float | None:
