@@ -108,7 +108,9 @@ class Prune(NamedTuple):
     cut: np.ndarray  # int64[1]: routes left unextended by the bound
 
 
-def new_prune(groups: int, floor: int = 0, points: TrackPoints | None = None, thresholds=()) -> Prune:
+def new_prune(
+    groups: int, floor: int = 0, points: TrackPoints | None = None, thresholds: np.ndarray | None = None
+) -> Prune:
     """Every route (``floor`` 0), or the best one earning ``floor`` or more
     (``points``: the train's :func:`~.longest.track_points`; ``thresholds``:
     those of the bound, :func:`~.longest.new_chain_work`)."""

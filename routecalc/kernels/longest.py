@@ -135,7 +135,7 @@ class ChainWork(NamedTuple):
     next_k: np.ndarray  # int64[N]: next adjacency entry to look at
     path: np.ndarray  # int64[N]: the depth-first stack
     pending: np.ndarray  # int64[N]: stops of the blocks not closed yet
-    thresholds: np.ndarray  # int64[T]: the values theta of the threshold bounds
+    thresholds: np.ndarray  # int64[T, 2]: (theta, mu) of each threshold bound
     down_sum: np.ndarray  # int64[N, G + T]: best chain below the stop, summed groups, then per theta
     down_top: np.ndarray  # int64[N, G, K]: best chain below the stop, listed groups (falling)
     acc_sum: np.ndarray  # int64[SLOTS, G + T]: chains being put together (the slots below), as down_sum
@@ -149,11 +149,12 @@ class ChainWork(NamedTuple):
     stamp: np.ndarray  # int64[1]
 
 
-def new_chain_work(num_stops: int, groups: int, thresholds=()) -> ChainWork:
+def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = None) -> ChainWork:
     """Scratch space for a train with ``groups`` distance groups and these
     ``thresholds`` (Python-side, as every kernel's arrays are)."""
     g, k = max(groups, 1), MOST_LISTED
     n = np.zeros(num_stops, np.int64)
+    thresholds = np.zeros((0, 2), np.int64) if thresholds is None else thresholds
     sums = g + len(thresholds)
     return ChainWork(
         n.copy(),
@@ -163,7 +164,7 @@ def new_chain_work(num_stops: int, groups: int, thresholds=()) -> ChainWork:
         n.copy(),
         n.copy(),
         n.copy(),
-        np.array(thresholds, np.int64),
+        np.ascontiguousarray(thresholds, dtype=np.int64),
         np.zeros((num_stops, sums), np.int64),
         np.zeros((num_stops, g, k), np.int64),
         np.zeros((SLOTS, sums), np.int64),
@@ -190,7 +191,7 @@ CHAIN_WORK = record(
     _i64,
     _i64,
     _i64,
-    _i64,
+    _i64_2d,
     _i64_2d,
     _i64_3d,
     _i64_2d,
@@ -325,8 +326,9 @@ def route_bound(
         else:
             insert(top, j, weight[v])
         for t in range(len(thresholds)):
-            if weight[v] > thresholds[t]:
-                sums[num_groups + t] += weight[v] - thresholds[t]
+            above = weight[v] - thresholds[t, 0] - (thresholds[t, 1] if visit[j] < num_stops else 0)
+            if above > 0:
+                sums[num_groups + t] += above
 
     def keep_two(a, b, other_sums, other_top):
         """Slots a / b become the element-wise best and second best of
@@ -507,13 +509,18 @@ def route_bound(
             room[0] -= 1
             total += paying[i]
     # the threshold bounds: no choice of at most ``slots`` paying stops earns
-    # more than slots * theta plus what each stop earns above theta
+    # more than slots * theta plus what each stop earns above theta; of a
+    # group with ``left`` visits left the extensions earn no more above theta
+    # than left * mu plus what each of its stops earns above theta + mu
     slots = 0
     for j in range(num_groups):
         slots += pay_slots[j]
     for t in range(0 if pt.every else len(thresholds)):
-        theta = thresholds[t]
+        theta, mu = thresholds[t, 0], thresholds[t, 1]
         above = slots * theta + acc_sum[RESULT, num_groups + t]
+        for j in range(num_groups):
+            if visit[j] < num_stops and listed[j] != 0:
+                above += mu * (visit[j] - count[j])
         for i in range(length):
             v = route[i]
             grp = group[v]
