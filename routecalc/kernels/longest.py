@@ -57,6 +57,8 @@ from .payment import PAY_TABLE, VISIT
 #: Longest best-weights list per distance group; a group that could pay more
 #: stops is summed whole instead (an over-estimate).
 MOST_LISTED = 16
+#: No chain of this kind (the open-bonus sums).
+NONE = -(1 << 40)
 #: Slots of ChainWork.acc_*: a block's own stops; the best and second best
 #: chains below its stops; the best and second best chains from the root,
 #: the best two-chain path through it; the result; scratch.
@@ -139,6 +141,8 @@ class ChainWork(NamedTuple):
     down_sum: np.ndarray  # int64[N, G + T]: best chain below the stop, summed groups, then per theta
     down_top: np.ndarray  # int64[N, G, K]: best chain below the stop, listed groups (falling)
     acc_sum: np.ndarray  # int64[SLOTS, G + T]: chains being put together (the slots below), as down_sum
+    down_open: np.ndarray  # int64[N, T]: as the threshold sums, of the chains with a stop an open bonus needs
+    acc_open: np.ndarray  # int64[SLOTS, T]
     acc_top: np.ndarray  # int64[SLOTS, G, K]: the same, listed groups
     listed: np.ndarray  # int64[G]: list length per group, -1: summed
     width: np.ndarray  # int64[G]: list length per group, 0: summed
@@ -168,6 +172,8 @@ def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = 
         np.zeros((num_stops, sums), np.int64),
         np.zeros((num_stops, g, k), np.int64),
         np.zeros((SLOTS, sums), np.int64),
+        np.zeros((num_stops, len(thresholds)), np.int64),
+        np.zeros((SLOTS, len(thresholds)), np.int64),
         np.zeros((SLOTS, g, k), np.int64),
         np.zeros(g, np.int64),
         np.zeros(g, np.int64),
@@ -194,6 +200,8 @@ CHAIN_WORK = record(
     _i64_2d,
     _i64_2d,
     _i64_3d,
+    _i64_2d,
+    _i64_2d,
     _i64_2d,
     _i64_3d,
     _i64,
@@ -254,6 +262,8 @@ def route_bound(
     path, pending, down_sum, down_top = cw.path, cw.pending, cw.down_sum, cw.down_top
     acc_sum, acc_top, listed, width, room = cw.acc_sum, cw.acc_top, cw.listed, cw.width, cw.room
     paying, paying_group, reached, thresholds = cw.paying, cw.paying_group, cw.reached, cw.thresholds
+    down_open, acc_open = cw.down_open, cw.acc_open
+    num_thresholds = 0 if pt.every else len(thresholds)
     num_stops = len(flags)
     num_groups = len(pay_slots)
     num_sums = num_groups + len(thresholds)
@@ -272,6 +282,33 @@ def route_bound(
         else:
             listed[j] = min(left, can_pay)
         width[j] = max(listed[j], 0)
+
+    # the cell sets of the connect bonuses the route's stops do not meet yet
+    need = np.uint64(0)
+    for b in range(len(pt.bonus_kind)):
+        if pt.bonus_kind[b] == VISIT:
+            continue
+        for j in range(pt.bonus_first[b], pt.bonus_first[b] + pt.bonus_count[b]):
+            bit = np.uint64(1) << np.uint64(j)
+            met = False
+            for i in range(length):
+                if pt.sets[route[i]] & bit:
+                    met = True
+            if not met:
+                need |= bit
+
+    def needed(v):
+        """Is v a stop an open connect bonus needs (and the train may pay)?"""
+        return v < num_stops and listed[group[v]] != 0 and (pt.sets[v] & need) != 0
+
+    def none_open(row):
+        for t in range(num_thresholds):
+            row[t] = NONE
+
+    def best_open(row, other_row):
+        for t in range(num_thresholds):
+            if other_row[t] > row[t]:
+                row[t] = other_row[t]
 
     def allowed(v):
         """May an extension of the route pass point v?"""
@@ -378,6 +415,7 @@ def route_bound(
         clear(down_sum[s], down_top[s])
         for slot in (ROOT, ROOT_2, THROUGH):
             clear(acc_sum[slot], acc_top[slot])
+            none_open(acc_open[slot])
         second = False  # the root's connections: s's, then other's
         clock = 1
         depth = 1
@@ -411,10 +449,14 @@ def route_bound(
                     # a leaf block of its own below v: the chain ends there
                     clear(acc_sum[OWN], acc_top[OWN])
                     add_stop(acc_sum[OWN], acc_top[OWN], w)
+                    for t in range(num_thresholds):
+                        acc_open[OWN, t] = acc_sum[OWN, num_groups + t] if needed(w) else NONE
                     if v == s:
                         keep_two(ROOT, ROOT_2, acc_sum[OWN], acc_top[OWN])
+                        best_open(acc_open[ROOT], acc_open[OWN])
                     else:
                         keep_best(down_sum[v], down_top[v], acc_sum[OWN], acc_top[OWN])
+                        best_open(down_open[v], acc_open[OWN])
                     continue
                 clock += 1
                 seen[w] = stamp
@@ -423,6 +465,7 @@ def route_bound(
                 parent[w] = v
                 next_k[w] = point_start[w]
                 clear(down_sum[w], down_top[w])
+                none_open(down_open[w])
                 path[depth] = w
                 depth += 1
                 pending[held] = w
@@ -440,15 +483,33 @@ def route_bound(
             # a chain through it takes them all and goes on below one of them
             for slot in (OWN, BELOW, BELOW_2):
                 clear(acc_sum[slot], acc_top[slot])
+            none_open(acc_open[BELOW])
+            has_needed = False
             while True:
                 held -= 1
                 u = pending[held]
                 add_stop(acc_sum[OWN], acc_top[OWN], u)
+                has_needed |= needed(u)
                 keep_two(BELOW, BELOW_2, down_sum[u], down_top[u])
+                best_open(acc_open[BELOW], down_open[u])
                 if u == v:
                     break
+            # the chains through this block with a needed stop: in it, or below
+            for t in range(num_thresholds):
+                own = acc_sum[OWN, num_groups + t]
+                below = acc_sum[BELOW, num_groups + t]
+                if has_needed:
+                    acc_open[OWN, t] = own + below
+                    acc_open[SPARE, t] = own + below + acc_sum[BELOW_2, num_groups + t]
+                elif acc_open[BELOW, t] > NONE:
+                    acc_open[OWN, t] = own + acc_open[BELOW, t]
+                    acc_open[SPARE, t] = own + acc_open[BELOW, t] + below  # may count one chain twice: more
+                else:
+                    acc_open[OWN, t] = NONE
+                    acc_open[SPARE, t] = NONE
             if p == s and other >= 0:
                 # a path through the root may also go in and out of this block
+                best_open(acc_open[THROUGH], acc_open[SPARE])
                 copy_slot(SPARE, OWN)
                 merge_into(SPARE, BELOW)
                 merge_into(SPARE, BELOW_2)
@@ -456,10 +517,18 @@ def route_bound(
             merge_into(OWN, BELOW)
             if p == s:
                 keep_two(ROOT, ROOT_2, acc_sum[OWN], acc_top[OWN])
+                best_open(acc_open[ROOT], acc_open[OWN])
             else:
                 keep_best(down_sum[p], down_top[p], acc_sum[OWN], acc_top[OWN])
+                best_open(down_open[p], acc_open[OWN])
         copy_slot(RESULT, ROOT)
+        for t in range(num_thresholds):
+            acc_open[RESULT, t] = acc_open[ROOT, t]
         if other >= 0:
+            for t in range(num_thresholds):
+                if acc_open[ROOT, t] > NONE:  # the other end's chain may be the same one: more
+                    acc_open[RESULT, t] = acc_open[ROOT, t] + acc_sum[ROOT, num_groups + t]
+            best_open(acc_open[RESULT], acc_open[THROUGH])
             merge_into(RESULT, ROOT_2)
             keep_best(acc_sum[RESULT], acc_top[RESULT], acc_sum[THROUGH], acc_top[THROUGH])
 
@@ -469,6 +538,7 @@ def route_bound(
         extensions(end_b, -1)
     else:
         clear(acc_sum[RESULT], acc_top[RESULT])
+        none_open(acc_open[RESULT])
 
     # the route's stops and the candidates, paid by the greedy unforced choice
     n = 0
@@ -508,54 +578,72 @@ def route_bound(
         elif pt.fill and grp != 0 and room[0] > 0:
             room[0] -= 1
             total += paying[i]
+    # every bonus the route's stops and the stops it can still pay could earn
+    # (a visit bonus per stop, not per cell: more, never less); the open
+    # connect bonuses apart, and only those still possible
+    sure_times = 0  # multiplied
+    sure_plain = 0
+    open_times = 0
+    open_plain = 0
+    for b in range(len(pt.bonus_kind)):
+        first_set = pt.bonus_first[b]
+        times = pt.bonus_multiplied[b]
+        if pt.bonus_kind[b] == VISIT:
+            bit = np.uint64(1) << np.uint64(first_set)
+            for v in range(num_stops):
+                if (on_path[v] or reached[v] == stamp) and pt.sets[v] & bit:
+                    if times:
+                        sure_times += pt.bonus_amount[b]
+                    else:
+                        sure_plain += pt.bonus_amount[b]
+            continue
+        met_all = True
+        possible = True
+        for j in range(first_set, first_set + pt.bonus_count[b]):
+            bit = np.uint64(1) << np.uint64(j)
+            if need & bit:
+                met_all = False
+                met = False
+                for v in range(num_stops):
+                    if reached[v] == stamp and pt.sets[v] & bit:
+                        met = True
+                        break
+                possible &= met
+        if met_all and times:
+            sure_times += pt.bonus_amount[b]
+        elif met_all:
+            sure_plain += pt.bonus_amount[b]
+        elif possible and times:
+            open_times += pt.bonus_amount[b]
+        elif possible:
+            open_plain += pt.bonus_amount[b]
+    multiplier = pt.multiplier
+    most = (total + sure_times + open_times) * multiplier + sure_plain + open_plain
+
     # the threshold bounds: no choice of at most ``slots`` paying stops earns
     # more than slots * theta plus what each stop earns above theta; of a
     # group with ``left`` visits left the extensions earn no more above theta
-    # than left * mu plus what each of its stops earns above theta + mu
+    # than left * mu plus what each of its stops earns above theta + mu. The
+    # open connect bonuses count only down chains with a stop they need.
     slots = 0
     for j in range(num_groups):
         slots += pay_slots[j]
-    for t in range(0 if pt.every else len(thresholds)):
+    for t in range(num_thresholds):
         theta, mu = thresholds[t, 0], thresholds[t, 1]
-        above = slots * theta + acc_sum[RESULT, num_groups + t]
+        fixed = slots * theta
         for j in range(num_groups):
             if visit[j] < num_stops and listed[j] != 0:
-                above += mu * (visit[j] - count[j])
+                fixed += mu * (visit[j] - count[j])
         for i in range(length):
             v = route[i]
             grp = group[v]
             payable = pay_slots[grp] > 0 or (pt.fill and grp != 0 and pay_slots[0] > 0)
             if payable and weight[v] > theta:
-                above += weight[v] - theta
-        if above < total:
-            total = above
-
-    # a bonus counts its cells among the route's stops and the stops it may still pay
-    multiplied = 0
-    plain = 0
-    for b in range(len(pt.bonus_kind)):
-        first_set = pt.bonus_first[b]
-        amount = 0
-        if pt.bonus_kind[b] == VISIT:
-            bit = np.uint64(1) << np.uint64(first_set)
-            for v in range(num_stops):
-                if (on_path[v] or reached[v] == stamp) and pt.sets[v] & bit:
-                    amount += pt.bonus_amount[b]  # per stop, not per cell: more, never less
-        else:
-            amount = pt.bonus_amount[b]
-            for j in range(first_set, first_set + pt.bonus_count[b]):
-                bit = np.uint64(1) << np.uint64(j)
-                met = False
-                for v in range(num_stops):
-                    if (on_path[v] or reached[v] == stamp) and pt.sets[v] & bit:
-                        met = True
-                        break
-                if not met:
-                    amount = 0
-                    break
-        if pt.bonus_multiplied[b]:
-            multiplied += amount
-        else:
-            plain += amount
-    raw = (total + multiplied) * pt.multiplier + plain
-    return raw // pt.divisor * pt.factor
+                fixed += weight[v] - theta
+        bound = (fixed + acc_sum[RESULT, num_groups + t] + sure_times) * multiplier + sure_plain
+        if acc_open[RESULT, t] > NONE and open_times + open_plain > 0:
+            opened = (fixed + acc_open[RESULT, t] + sure_times + open_times) * multiplier + sure_plain + open_plain
+            bound = max(bound, opened)
+        if bound < most:
+            most = bound
+    return most // pt.divisor * pt.factor
