@@ -137,7 +137,7 @@ class ChainWork(NamedTuple):
     next_k: np.ndarray  # int64[N]: next adjacency entry to look at
     path: np.ndarray  # int64[N]: the depth-first stack
     pending: np.ndarray  # int64[N]: stops of the blocks not closed yet
-    thresholds: np.ndarray  # int64[T, 2]: (theta, mu) of each threshold bound
+    thresholds: np.ndarray  # int64[T]: the values theta of the threshold bounds
     down_sum: np.ndarray  # int64[N, G + T]: best chain below the stop, summed groups, then per theta
     down_top: np.ndarray  # int64[N, G, K]: best chain below the stop, listed groups (falling)
     acc_sum: np.ndarray  # int64[SLOTS, G + T]: chains being put together (the slots below), as down_sum
@@ -158,7 +158,7 @@ def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = 
     ``thresholds`` (Python-side, as every kernel's arrays are)."""
     g, k = max(groups, 1), MOST_LISTED
     n = np.zeros(num_stops, np.int64)
-    thresholds = np.zeros((0, 2), np.int64) if thresholds is None else thresholds
+    thresholds = np.zeros(0, np.int64) if thresholds is None else thresholds
     sums = g + len(thresholds)
     return ChainWork(
         n.copy(),
@@ -197,7 +197,7 @@ CHAIN_WORK = record(
     _i64,
     _i64,
     _i64,
-    _i64_2d,
+    _i64,
     _i64_2d,
     _i64_3d,
     _i64_2d,
@@ -363,9 +363,8 @@ def route_bound(
         else:
             insert(top, j, weight[v])
         for t in range(len(thresholds)):
-            above = weight[v] - thresholds[t, 0] - (thresholds[t, 1] if visit[j] < num_stops else 0)
-            if above > 0:
-                sums[num_groups + t] += above
+            if weight[v] > thresholds[t]:
+                sums[num_groups + t] += weight[v] - thresholds[t]
 
     def keep_two(a, b, other_sums, other_top):
         """Slots a / b become the element-wise best and second best of
@@ -621,19 +620,14 @@ def route_bound(
     most = (total + sure_times + open_times) * multiplier + sure_plain + open_plain
 
     # the threshold bounds: no choice of at most ``slots`` paying stops earns
-    # more than slots * theta plus what each stop earns above theta; of a
-    # group with ``left`` visits left the extensions earn no more above theta
-    # than left * mu plus what each of its stops earns above theta + mu. The
+    # more than slots * theta plus what each stop earns above theta. The
     # open connect bonuses count only down chains with a stop they need.
     slots = 0
     for j in range(num_groups):
         slots += pay_slots[j]
     for t in range(num_thresholds):
-        theta, mu = thresholds[t, 0], thresholds[t, 1]
+        theta = thresholds[t]
         fixed = slots * theta
-        for j in range(num_groups):
-            if visit[j] < num_stops and listed[j] != 0:
-                fixed += mu * (visit[j] - count[j])
         for i in range(length):
             v = route[i]
             grp = group[v]

@@ -57,21 +57,17 @@ def richest_first(arrays: enum.GraphArrays, weight: np.ndarray) -> enum.GraphArr
     )
 
 
-def thresholds(prices: PayTable, visit: np.ndarray) -> np.ndarray:
-    """The (theta, mu) pairs the bound tries (:mod:`routecalc.kernels.longest`):
-    each stop weight the train may be paid as theta, and, for a train with
-    limited visits in a group it may be paid in, each as mu (at most
-    ``MOST_THRESHOLDS`` weights, spread over their range: any set gives a
-    true bound); none for a train paid for every stop it visits."""
+def thresholds(prices: PayTable) -> np.ndarray:
+    """The values theta the bound tries (:mod:`routecalc.kernels.longest`):
+    the stop weights the train may be paid, at most ``MOST_THRESHOLDS`` of
+    them spread over their range (any set gives a true bound); none for a
+    train paid for every stop it visits."""
     if prices.every:
-        return np.zeros((0, 2), np.int64)
+        return np.zeros(0, np.int64)
     values = np.unique(prices.weight[(prices.group >= 0) & (prices.weight > 0)])
     if len(values) > MOST_THRESHOLDS:
         values = values[np.linspace(0, len(values) - 1, MOST_THRESHOLDS).astype(np.int64)]
-    pairs = [(int(v), 0) for v in values]
-    if (visit < len(prices.weight)).any():
-        pairs += [(0, int(v)) for v in values]
-    return np.array(pairs, np.int64).reshape(-1, 2)
+    return values.astype(np.int64)
 
 
 def single_train_maximum(
@@ -83,7 +79,7 @@ def single_train_maximum(
     prices = pay_table(table, graph, graph.position.rules.bonuses(graph.position))
     arrays = richest_first(graph_arrays(graph), prices.weight)
     points = track_points(graph, int(table.gauge_bit))
-    prune = enum.new_prune(len(table.pay), max(known, 0) + 1, points, thresholds(prices, table.visit))
+    prune = enum.new_prune(len(table.pay), max(known, 0) + 1, points, thresholds(prices))
     found = enumerate_train(graph, arrays, table, prices, None, clock, (0.0, 0.0), step_limit, prune)
     route = None
     if len(found.revenue):
