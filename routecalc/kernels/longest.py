@@ -12,9 +12,9 @@ A simple path leaving an open end ``s`` visits the blocks (biconnected
 components) of ``G'`` along one chain of its block-cut tree rooted at
 ``s``: once it leaves a block through a cut vertex it cannot come back. So
 the stops one end can still collect are bounded by the best root-to-leaf
-chain, not by everything reachable, which on a board the route has cut in
-two is about half. A stop that only ends a route (an offboard, a blocked
-city) is a leaf block of its own beside each stop it touches.
+chain, not by everything reachable. A stop that only ends a route (an
+offboard, a blocked city) is a leaf block of its own beside each stop it
+touches.
 
 Two bounds come out of one pass, and the lower counts:
 
@@ -37,10 +37,13 @@ The two open ends of a route not yet grown both ways are one root: the
 extensions and the route make one simple path through it, down at most two
 of its chains, or into one of its blocks and down two chains below that.
 Every bonus the route's stops and the stops it can still pay could earn is
-added. No extension of the route earns more.
+added; in the threshold bounds a connect bonus the route's stops do not
+earn yet counts only down chains with a stop it needs (1867's Timmins
+bonus, counted everywhere, kept most routes above the floor). No extension
+of the route earns more.
 
-Blocks come from Tarjan's depth-first search, iterative, once per open end,
-in O(stops + connections).
+Blocks come from Tarjan's depth-first search, iterative, one per route (its
+open ends as one root), in O(points + their links).
 """
 
 from __future__ import annotations
