@@ -60,10 +60,13 @@ def richest_first(arrays: enum.GraphArrays, weight: np.ndarray) -> enum.GraphArr
 def thresholds(prices: PayTable) -> np.ndarray:
     """The values theta the bound tries (:mod:`routecalc.kernels.longest`):
     the stop weights the train may be paid, at most ``MOST_THRESHOLDS`` of
-    them spread over their range (any set gives a true bound); none for a
-    train paid for every stop it visits."""
+    them spread over their range (any set gives a true bound); 0 alone when
+    it has a pay slot for every stop; none for a train paid for every stop
+    it visits."""
     if prices.every:
         return np.zeros(0, np.int64)
+    if prices.pay.sum() >= len(prices.weight):
+        return np.zeros(1, np.int64)  # every stop pays (a diesel): theta above 0 never bounds lower
     values = np.unique(prices.weight[(prices.group >= 0) & (prices.weight > 0)])
     if len(values) > MOST_THRESHOLDS:
         values = values[np.linspace(0, len(values) - 1, MOST_THRESHOLDS).astype(np.int64)]
