@@ -158,3 +158,19 @@ def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch):
     maxima = answer["stats"]["auto"]["maxima"]
     assert maxima["D"]["maximum"] == 950 and maxima["D"]["steps"] < auto.MAXIMUM_STEPS
     assert maxima["8E"] == {"maximum": None, "steps": auto.MAXIMUM_STEPS}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_size=3, max_size=4, max_trains=2, token_rate=0.5))
+def test_auto_through_the_branch_and_bound_and_cp_sat_finds_the_reference_optimum(position_json):
+    """Enumeration stopped after a few steps: auto takes the maxima of the
+    branch and bound to CP-SAT, and the answer is still the optimum."""
+    from routecalc.solvers.reference import solve_reference
+
+    position = load_position(position_json)
+    graph = compile_position(position)
+    want = solve_reference(position, graph)["revenue"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(auto, "ENUMERATION_STEPS", 3)
+        got = auto.solve_auto(position, graph)
+    assert (got["status"], got["revenue"], got["bound"]) == ("optimal", want, want)
