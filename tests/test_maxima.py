@@ -137,9 +137,10 @@ def test_each_stress_fixtures_maxima_are_the_ones_cp_sat_proves(path):
 
 def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch):
     """stress-1828-d-8e (a D, then an 8E): auto's enumeration stops at its
-    budget; the branch and bound proves the D's 950, so CP-SAT need not, but
-    not the 8E's within MAXIMUM_STEPS, which CP-SAT is left to prove (the
-    listed routes earn 640 and 360)."""
+    budget; CP-SAT alone proves neither maximum within SINGLE_WORK; the
+    branch and bound proves the D's 950, so CP-SAT need not, but not the
+    8E's within MAXIMUM_STEPS, which CP-SAT is left to prove (the listed
+    routes earn 640 and 360)."""
     from routecalc.solvers import cpsat
 
     handed: dict = {}
@@ -154,10 +155,12 @@ def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch):
     answer = auto.solve_auto(position, compile_position(position))
     assert handed["known_maxima"] == {0: 950}
     # and routes richer than the listed ones: the 8E's 430 (its maximum, unproven here)
-    assert [(r.train, r.revenue) for r in handed["known_best"]] == [(0, 950), (1, 430)]
+    assert [(r.train, r.revenue) for r in handed["known_routes"]] == [(0, 950), (1, 430)]
     maxima = answer["stats"]["auto"]["maxima"]
     assert maxima["D"]["maximum"] == 950 and maxima["D"]["steps"] < auto.MAXIMUM_STEPS
-    assert maxima["8E"] == {"maximum": None, "steps": auto.MAXIMUM_STEPS}
+    assert maxima["D"]["cpsat_route"] < 950 < maxima["D"]["cpsat_bound"]
+    assert (maxima["8E"]["maximum"], maxima["8E"]["steps"]) == (None, auto.MAXIMUM_STEPS)
+    assert maxima["8E"]["cpsat_route"] < 430 < maxima["8E"]["cpsat_bound"]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

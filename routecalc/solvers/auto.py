@@ -21,11 +21,13 @@ kernel lists each train's routes within a budget of routes kept per train
   trains, 1867 trains that pass towns for free): what was listed is kept.
   The combination search picks the best set of the listed routes (within
   ``SEED_WORK``). Each kind of train whose enumeration did not finish
-  gets its single-train maximum by branch and bound (:mod:`.maxima`,
-  within ``MAXIMUM_STEPS`` kernel steps, from the best route listed).
-  CP-SAT, which does not enumerate, then solves the whole problem seeded
-  with that set, capped by the single-train maxima: those known (from a
-  finished enumeration or the branch and bound) it does not prove again.
+  is solved alone by CP-SAT within ``SINGLE_WORK`` (deterministic time);
+  where that does not prove its maximum, by branch and bound
+  (:mod:`.maxima`, within ``MAXIMUM_STEPS`` kernel steps, from the best
+  route known), which proves in milliseconds some maxima CP-SAT takes
+  seconds over (stress-1828-d-8e's D). CP-SAT, which does not enumerate,
+  then solves the whole problem seeded with that set and those routes,
+  capped by the single-train maxima: those known it does not prove again.
 
 The answer's ``solver`` names the solver that produced it and
 ``stats["auto"]`` says why that one ran.
@@ -59,9 +61,14 @@ COMBINATION_WORK = 200_000_000
 SEED_WORK = 10_000_000
 #: Enumeration kernel steps (routes extended, each bounded) the branch and
 #: bound may take for one kind of train's single-train maximum before CP-SAT
-#: proves it instead: some 0.05-0.1 s of one core (stress-1828-d-8e's D takes 6,966;
-#: a kind it does not prove costs that much more than CP-SAT alone).
+#: proves it instead: some 0.1-0.2 s of one core (stress-1828-d-8e's D takes
+#: 6,252; its 8E 170,900, where CP-SAT takes 6 s, but a larger budget cost
+#: stress-1867-express-8, whose trains it does not prove in 10x that, 4 s more).
 MAXIMUM_STEPS = 10_000
+#: CP-SAT deterministic time (about seconds of one idle core) for all the
+#: kinds of trains solved alone before the branch and bound takes those it
+#: did not prove: most long trains are proven in a tenth of it.
+SINGLE_WORK = 0.25
 
 
 def _left(time_limit: float | None, started: float) -> float | None:
@@ -130,8 +137,7 @@ def solve_auto(
     greedy = listed_routes(greedy_choice(listed), listed, graph)
     if sum(r.revenue for r in greedy) > sum(r.revenue for r in routes):
         routes = greedy  # the combination search stopped before it reached the greedy set
-    maxima, best, searched = _maxima(graph, listed, Clock(_left(time_limit, started), progress))
-    ceiling = sum(maxima.get(t, found.upper) for t, found in enumerate(listed))
+    maxima, ceiling, best, searched = _maxima(graph, tables, listed, Clock(_left(time_limit, started), progress))
     result = solve_cpsat(
         position,
         graph,
@@ -154,24 +160,38 @@ def solve_auto(
     return result
 
 
-def _maxima(graph: TrackGraph, listed: list[TrainRoutes], clock: Clock) -> tuple[dict[int, int], list[Route], dict]:
-    """The single-train maxima known without CP-SAT: each finished
-    enumeration's, and each other kind of train's by branch and bound
-    within ``MAXIMUM_STEPS``, from the best route it listed. Returns them by
-    train, the routes the branch and bound found richer than every listed
-    one, and what it did per kind (its steps; its maximum, None unknown)."""
+def _maxima(
+    graph: TrackGraph, tables: list[TrainTable], listed: list[TrainRoutes], clock: Clock
+) -> tuple[dict[int, int], int, list[Route], dict]:
+    """The single-train maxima known before the whole model: each finished
+    enumeration's; each other kind of train's by CP-SAT alone within
+    ``SINGLE_WORK``, and where that does not prove it, by branch and bound
+    within ``MAXIMUM_STEPS`` from the best route known. Returns them by
+    train, the sum of every train's maximum or upper bound, the best
+    routes found (a train's each), and what was done per kind (CP-SAT's
+    bound and best revenue; the steps; the maximum, None unknown)."""
+    from .cpsat import single_train_maxima  # OR-Tools only when CP-SAT runs
+
     maxima = {t: found.upper for t, found in enumerate(listed) if found.complete}
-    best: list[Route] = []
+    left = None if clock.time_limit is None else clock.started + clock.time_limit
+    bounds, routes = single_train_maxima(graph, tables, SINGLE_WORK, maxima, left)
+    best = {r.train: r for r in routes}
     searched: dict = {}
     for t, found in enumerate(listed):
         name = found.table.train.name
-        if found.complete or name in searched:
+        if t in maxima or name in searched:
             continue
-        known = int(found.revenue[0]) if len(found.revenue) else 0
+        kind = [i for i, other in enumerate(listed) if other is found]
+        known = max([int(found.revenue[0]) if len(found.revenue) else 0] + [best[i].revenue for i in kind if i in best])
+        searched[name] = {"cpsat_bound": bounds[t], "cpsat_route": known}
+        if known >= bounds[t]:
+            maxima.update({i: known for i in kind})
+            continue
         maximum = single_train_maximum(graph, t, found.table, known, clock, MAXIMUM_STEPS)
-        searched[name] = {"maximum": maximum.revenue, "steps": maximum.steps}
+        searched[name].update(maximum=maximum.revenue, steps=maximum.steps)
         if maximum.route is not None:
-            best.append(maximum.route)
+            best[t] = maximum.route
         if maximum.revenue is not None:
-            maxima.update({i: maximum.revenue for i, other in enumerate(listed) if other is found})
-    return maxima, best, searched
+            maxima.update({i: maximum.revenue for i in kind})
+    ceiling = sum(maxima.get(t, min(found.upper, bounds[t])) for t, found in enumerate(listed))
+    return maxima, ceiling, list(best.values()), searched
