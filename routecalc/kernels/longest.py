@@ -192,29 +192,8 @@ _i64, _u64, _bool = types.int64[::1], types.uint64[::1], types.boolean[::1]
 _i64_2d, _i64_3d, _u64_2d = types.int64[:, ::1], types.int64[:, :, ::1], types.uint64[:, ::1]
 TRACK_POINTS = record(TrackPoints, _i64, _i64, _i64)
 CHAIN_WORK = record(
-    ChainWork,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64_2d,
-    _i64_3d,
-    _i64_2d,
-    _i64_2d,
-    _i64_2d,
-    _i64_3d,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-)
+    ChainWork, *(_i64,) * 8, _i64_2d, _i64_3d, *(_i64_2d,) * 3, _i64_3d, *(_i64,) * 7
+)  # one type a field, in ChainWork's order
 
 
 @kernel(
