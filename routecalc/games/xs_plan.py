@@ -416,20 +416,19 @@ class Relaxed:
                 break
             if to not in served:
                 deliveries.append(deliveries[-1] + v)
+        #: how many first moves pay more than a move from one LC or port to
+        #: another: with h chains, as many of them as room allows, the rest middles
+        worth = bisect_left(firsts[::-1], middle + 1)
+        worth = len(firsts) - worth
         out = [0]
         for k in range(1, actions + 1):
             top = k if k < cubes else cubes
             by_cube = single[top]
             for h in range(1, min(len(chain), k // 2 + 1)):
-                base = chain[h] + h * last - h * middle
-                room = cubes - h if cubes - h < top else top
-                for later in range(h, k - h + 1):  # moves from an LC or port
-                    n = k - h - later
-                    if n > room:
-                        n = room
-                    value = single[n] + base + later * middle
-                    if value > by_cube:
-                        by_cube = value
+                n = min(k - 2 * h, cubes - h, top, worth)
+                value = single[n] + chain[h] + h * last + (k - 2 * h - n) * middle
+                if value > by_cube:
+                    by_cube = value
             d = top if top < len(deliveries) else len(deliveries) - 1
             by_city = deliveries[d] + (k - d) * relay_move
             out.append((by_cube if by_cube < by_city else by_city) + self.cards_add(state, k))
