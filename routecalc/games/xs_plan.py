@@ -97,7 +97,7 @@ CLOCK_STEPS = 2048
 #: walks again for each set of served cities, as the reference does.
 TABLE_STEPS = 100_000
 #: Sets of colours and served cities :meth:`Relaxed.last` keeps the answer for.
-SUMMARIES = 64
+SUMMARIES = 4096
 #: States expanded with the plain bound (actions times the best transport
 #: income) before the relaxed bound is worth its walks; short plans never need it.
 RELAX_AFTER = 16
@@ -112,7 +112,7 @@ class State:
     Immutable by convention; equal and hashed by its cubes, served cities and
     cards (the hash is kept: every state is a memo key many times over)."""
 
-    __slots__ = ("cubes", "served", "cards", "firsts", "bounds", "_hash")
+    __slots__ = ("cubes", "served", "cards", "firsts", "bounds", "_hash", "_colors")
 
     def __init__(
         self,
@@ -129,6 +129,14 @@ class State:
         #: :meth:`Relaxed.bound` of 0, 1, ... transports, once asked for: derived
         self.bounds: list[int] = []
         self._hash: int | None = None
+        self._colors: frozenset[str] | None = None
+
+    @property
+    def colors(self) -> frozenset[str]:
+        """The colours of the cubes (derived, kept)."""
+        if self._colors is None:
+            self._colors = frozenset([color for _, color in self.cubes])
+        return self._colors
 
     def __hash__(self) -> int:
         if self._hash is None:
@@ -408,7 +416,7 @@ class Relaxed:
         middle = self.relay_to_relay
         relay_move = max(relaying[0], middle) if relaying else 0
         chain = list(accumulate(relaying[: actions // 2], initial=0))
-        last = self.last(frozenset(c for _, c in state.cubes), served) if len(chain) > 1 else 0
+        last = self.last(state.colors, served) if len(chain) > 1 else 0
         #: the deliveries by city, each paying more than a relay: their running totals
         deliveries = [0]
         for v, to in self.into_city:
@@ -421,17 +429,29 @@ class Relaxed:
         worth = bisect_left(firsts[::-1], middle + 1)
         worth = len(firsts) - worth
         out = [0]
+        cards_add = self._cards_add
+        held = state.cards
+        chains = len(chain) - 1
         for k in range(1, actions + 1):
             top = k if k < cubes else cubes
             by_cube = single[top]
-            for h in range(1, min(len(chain), k // 2 + 1)):
-                n = min(k - 2 * h, cubes - h, top, worth)
+            h = 1
+            while h <= chains and 2 * h <= k:
+                n = k - 2 * h  # the first moves beside h chains: as many as pay more than a middle
+                if n > cubes - h:
+                    n = cubes - h
+                if n > worth:
+                    n = worth
                 value = single[n] + chain[h] + h * last + (k - 2 * h - n) * middle
                 if value > by_cube:
                     by_cube = value
+                h += 1
             d = top if top < len(deliveries) else len(deliveries) - 1
             by_city = deliveries[d] + (k - d) * relay_move
-            out.append((by_cube if by_cube < by_city else by_city) + self.cards_add(state, k))
+            gain = cards_add.get((held, k))
+            if gain is None:
+                gain = self.cards_add(state, k)
+            out.append((by_cube if by_cube < by_city else by_city) + gain)
         return out
 
     def relays_bound(self, state: State, actions: int) -> int:
@@ -535,6 +555,25 @@ class Neighbourhood:
             known = self._chains[key] = last + max(
                 (moves - 2) * middle + self.whole(actions - moves) for moves in range(2, actions + 1)
             )
+        return known
+
+    def any_relayed(self, actions: int) -> int:
+        """A bound on ``actions`` transports after a relay anywhere, at least
+        :meth:`relayed` of every LC or port: the onward delivery at most the
+        best from any LC or port (:meth:`Relaxed.last`) and the onward relay
+        at most the best from one to another, each with the best card held."""
+        if actions <= 0:
+            return 0
+        relaxed = self.search.relaxed
+        assert relaxed is not None
+        state = self.state
+        card = relaxed.cards_add(state, 1)
+        deliver = relaxed.last(state.colors, state.served) + card
+        known = max(self.closing(actions), deliver + self.whole(actions - 1))
+        if actions >= 2:
+            chain = deliver - card + relaxed.cards_add(state, actions)
+            chain += max((moves - 2) * relaxed.relay_to_relay + self.whole(actions - moves) for moves in range(2, actions + 1))
+            known = max(known, relaxed.relay_to_relay + card + chain)
         return known
 
     def closing(self, actions: int) -> int:
@@ -822,14 +861,50 @@ class PlanSearch:
         near = Neighbourhood(self, state)
         left = actions - 1
         most = left * self.top
+        #: the bound after any delivery (:meth:`after_bound`), once asked for
+        delivered: int | None = None
+        #: the bound after any relay (:meth:`Neighbourhood.any_relayed`), once asked for
+        relayed: int | None = None
+        relays = True  # so for relays
+        deliveries = True  # most paying first, and the threshold only rises: once one delivery
+        # is cut, so is every later one
         for move in self.moves(state, step, closing=self._closing_worth(state, actions, cut)):
             threshold = cut if cut > best_value else best_value
             income = move.income
             if income + most <= threshold:
                 break
-            onward = _next_step(step, move)
-            if income + self.after_bound(near, left, move, onward) <= threshold:
-                continue
+            if move.to_kind == "city":
+                if not deliveries:
+                    continue
+                if delivered is None:
+                    after = self.after_bound(near, left, move, FREE)
+                    if self.relaxed is not None:
+                        delivered = after
+                else:
+                    after = delivered
+                if income + after <= threshold:
+                    deliveries = False
+                    if not relays:
+                        break
+                    continue
+                onward = FREE
+            else:
+                if not relays:
+                    continue
+                if relayed is None:
+                    after = most if self.relaxed is None else near.any_relayed(left)
+                    if self.relaxed is not None:
+                        relayed = after
+                else:
+                    after = relayed
+                if income + after <= threshold:
+                    relays = False
+                    if not deliveries:
+                        break
+                    continue
+                onward = _next_step(step, move)
+                if income + self.after_bound(near, left, move, onward) <= threshold:
+                    continue
             following = self.after(state, move)
             self._path.append((move, state))
             self._path_income += income
