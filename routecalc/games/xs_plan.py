@@ -112,7 +112,7 @@ class State:
     Immutable by convention; equal and hashed by its cubes, served cities and
     cards (the hash is kept: every state is a memo key many times over)."""
 
-    __slots__ = ("cubes", "served", "cards", "firsts", "bounds", "_hash", "_colors")
+    __slots__ = ("cubes", "served", "cards", "firsts", "bounds", "relay", "_hash", "_colors")
 
     def __init__(
         self,
@@ -128,6 +128,8 @@ class State:
         self.firsts = firsts
         #: :meth:`Relaxed.bound` of 0, 1, ... transports, once asked for: derived
         self.bounds: list[int] = []
+        #: what :meth:`Relaxed.relays_bound` counts per relay, once asked for (-1: no relay): derived
+        self.relay: int | None = None
         self._hash: int | None = None
         self._colors: frozenset[str] | None = None
 
@@ -379,7 +381,10 @@ class Relaxed:
     def best(options: list[tuple[int, int]], served: frozenset[int]) -> tuple[int, int]:
         """The first of ``options`` to a destination not served ((0, -1): none,
         the cube never moves again)."""
-        return next((o for o in options if o[1] not in served), (0, -1))
+        for option in options:
+            if option[1] not in served:
+                return option
+        return (0, -1)
 
     def bound(self, state: State, actions: int) -> int:
         """The most ``actions`` more transports can earn from ``state``: the
@@ -457,10 +462,18 @@ class Relaxed:
     def relays_bound(self, state: State, actions: int) -> int:
         """The most ``actions`` more transports can earn from ``state`` when
         all of them are relays (the plan's closing relays in chain order)."""
-        if not any(node in self.relaying_sites for node, _ in state.cubes):
+        relay = state.relay
+        if relay is None:
+            to_relay = self.to_relay
+            relaying = self.relaying_sites
+            relay = state.relay = (
+                max(max([to_relay[node] for node, _ in state.cubes]), self.relay_to_relay)
+                if any([node in relaying for node, _ in state.cubes])
+                else -1
+            )
+        if relay < 0:
             return 0
-        first = max(self.to_relay[node] for node, _ in state.cubes)
-        return actions * max(first, self.relay_to_relay) + self.cards_add(state, actions)
+        return actions * relay + self.cards_add(state, actions)
 
     def cards_add(self, state: State, actions: int) -> int:
         """The most the bid cards held can add to ``actions`` transports."""
@@ -705,17 +718,19 @@ class PlanSearch:
                 tuple(cubes[i] for i in live),
                 tuple(firsts[i] for i in live),
             )
-        if served:
-            colors = {color for _, color in cubes}
-            if WHITE not in colors:
-                served = frozenset(s for s in served if self.nodes[s].color in colors)
-        return State(cubes, served, cards, firsts)
+        colors = frozenset([color for _, color in cubes])
+        if served and WHITE not in colors:
+            served = frozenset(s for s in served if self.nodes[s].color in colors)
+        state = State(cubes, served, cards, firsts)
+        state._colors = colors
+        return state
 
     def after(self, state: State, move: Move) -> State:
         """The state after ``move``; only the cubes whose best relaxed transport
         went to the city it serves look again."""
         relaxed = self.relaxed
-        state = self.with_firsts(state)
+        if relaxed is not None and len(state.firsts) != len(state.cubes):
+            state = self.with_firsts(state)
         cubes = list(state.cubes)
         i = cubes.index(move.cube)
         del cubes[i]
