@@ -31,7 +31,7 @@ best plan from each state is searched once.
   by city, each delivery as going to a different unserved city. A state
   whose bound cannot beat what is already known is not searched, and most
   transports are dropped before the state after them is built
-  (:meth:`PlanSearch.after_bound`): a delivery leaves the other cubes no
+  (:meth:`Neighbourhood.delivered`, :meth:`Neighbourhood.relayed_to`): a delivery leaves the other cubes no
   more than they had; a relayed cube moves on at once, so under this
   state's passing rule. The relaxed bound's walks
   (from every node a cube may lie on) cost more than short plans take, so
@@ -338,6 +338,9 @@ class Relaxed:
         self.relaying_sites = {
             site for site, dest in paid.items() if any(max(p) for to, p in dest.items() if self.kinds[to] != "city")
         }
+        #: per such site, the plain income of its best relay (0 where only a card reaches an LC
+        #: or port: the card's gain is counted apart, the moves on from there are not)
+        self.chain_start = {site: self.to_relay[site] for site in self.relaying_sites}
         #: the most a transport from one LC or port to another pays
         self.relay_to_relay = max((self.to_relay[r] for r in self.relays), default=0)
         self._options: dict[Cube, list[tuple[int, int]]] = {}
@@ -415,8 +418,8 @@ class Relaxed:
         served = state.served
         cubes = len(state.cubes)
         firsts = sorted([v for v, _ in state.firsts], reverse=True)
-        to_relay = self.to_relay
-        relaying = sorted([r for node, _ in state.cubes if (r := to_relay[node])], reverse=True)
+        chain_start = self.chain_start
+        relaying = sorted([r for node, _ in state.cubes if (r := chain_start.get(node)) is not None], reverse=True)
         single = list(accumulate(firsts[:actions], initial=0))
         middle = self.relay_to_relay
         relay_move = max(relaying[0], middle) if relaying else 0
@@ -514,6 +517,7 @@ class Neighbourhood:
         self._onward: dict[Cube, tuple[int, int]] = {}
         self._relayed: dict[tuple[Cube, int], int] = {}
         self._chains: dict[tuple[str, int], int] = {}
+        self._besides: dict[int, int] = {}
 
     @property
     def state(self) -> State:
@@ -563,29 +567,65 @@ class Neighbourhood:
             relaxed = self.search.relaxed
             assert relaxed is not None
             state = self.state
-            middle = relaxed.relay_to_relay
             last = relaxed.best(relaxed.from_relays(color), state.served)[0] + relaxed.cards_add(state, actions)
-            known = self._chains[key] = last + max(
+            known = self._chains[key] = last + self._beside_chain(actions)
+        return known
+
+    def _beside_chain(self, actions: int) -> int:
+        """What the moves of a chain after its first relay, less its last
+        move, and the other cubes' moves earn at most."""
+        known = self._besides.get(actions)
+        if known is None:
+            relaxed = self.search.relaxed
+            assert relaxed is not None
+            middle = relaxed.relay_to_relay
+            known = self._besides[actions] = max(
                 (moves - 2) * middle + self.whole(actions - moves) for moves in range(2, actions + 1)
             )
         return known
 
-    def any_relayed(self, actions: int) -> int:
-        """A bound on ``actions`` transports after a relay anywhere, at least
-        :meth:`relayed` of every LC or port: the onward delivery at most the
-        best from any LC or port (:meth:`Relaxed.last`) and the onward relay
-        at most the best from one to another, each with the best card held."""
+    def delivered(self, actions: int) -> int:
+        """A bound on ``actions`` transports after any delivery, found
+        without building the state after it (most moves of an expanded state
+        go no further than this and :meth:`relayed_to`): the cubes left earn
+        no more than the whole state's bound, as they had the city unserved.
+        A delivery that gets past this is bounded again, better, by the state
+        after it: that state knows which cubes lost their best destination.
+        (The plain bound while the relaxed one is not built.)"""
+        if self.search.relaxed is None:
+            return actions * self.search.top
+        return self.whole(actions)
+
+    def relayed_to(self, step: Step, actions: int) -> int:
+        """A bound on ``actions`` transports after a relay that leads to
+        ``step``: :meth:`relayed` (the plan closes with relays, or that cube
+        moves on at once); after a closing relay, more closing relays."""
+        if self.search.relaxed is None:
+            return actions * self.search.top
         if actions <= 0:
             return 0
+        if step == TRAILING:
+            return self.closing(actions)
+        assert isinstance(step, tuple)
+        return self.relayed(step, actions)
+
+    def any_relayed(self, actions: int) -> int:
+        """A bound on ``actions`` transports after a relay anywhere, at least
+        :meth:`relayed_to` of every LC or port: the onward delivery at most
+        the best from any LC or port (:meth:`Relaxed.last`) and the onward
+        relay at most the best from one to another, each with the best card
+        held."""
         relaxed = self.search.relaxed
-        assert relaxed is not None
+        if relaxed is None:
+            return actions * self.search.top
+        if actions <= 0:
+            return 0
         state = self.state
         card = relaxed.cards_add(state, 1)
         deliver = relaxed.last(state.colors, state.served) + card
         known = max(self.closing(actions), deliver + self.whole(actions - 1))
         if actions >= 2:
-            chain = deliver - card + relaxed.cards_add(state, actions)
-            chain += max((moves - 2) * relaxed.relay_to_relay + self.whole(actions - moves) for moves in range(2, actions + 1))
+            chain = deliver - card + relaxed.cards_add(state, actions) + self._beside_chain(actions)
             known = max(known, relaxed.relay_to_relay + card + chain)
         return known
 
@@ -824,27 +864,6 @@ class PlanSearch:
         out.sort(key=_income, reverse=True)  # stable: ties keep the cubes' order
         return out
 
-    def after_bound(self, near: Neighbourhood, actions: int, move: Move, onward: Step) -> int:
-        """An upper bound on what ``actions`` transports earn after ``move``
-        from the state ``near`` holds, found without building the state after
-        it (most moves of an expanded state go no further than this).
-
-        After a delivery, the cubes left earn no more than the whole state's
-        bound: they had the city unserved. After a relay to an LC or port,
-        :meth:`Neighbourhood.relayed` (the plan closes with relays, or that
-        cube moves on at once); after a closing relay, more closing relays.
-        A delivery that gets past this is bounded again, better, by the state
-        after it: that state knows which cubes lost their best destination."""
-        if self.relaxed is None:
-            return actions * self.top
-        if actions == 0:
-            return 0
-        if move.to_kind == "city":
-            return near.whole(actions)
-        if onward == TRAILING:
-            return near.closing(actions)
-        return near.relayed((move.to, move.cube[1]), actions)
-
     def _closing_worth(self, state: State, actions: int, cut: int) -> bool:
         """Whether closing relays alone might earn more than ``cut``."""
         return self.relaxed is None or self.relaxed.relays_bound(self.with_firsts(state), actions) > cut
@@ -876,13 +895,12 @@ class PlanSearch:
         near = Neighbourhood(self, state)
         left = actions - 1
         most = left * self.top
-        #: the bound after any delivery (:meth:`after_bound`), once asked for
+        # what the moves after any delivery, and after any relay, earn at most, once asked for;
+        # moves come most paying first and the threshold only rises, so once a delivery fails
+        # its bound every later one does too (``deliveries`` turns False), and so for relays
         delivered: int | None = None
-        #: the bound after any relay (:meth:`Neighbourhood.any_relayed`), once asked for
         relayed: int | None = None
-        relays = True  # so for relays
-        deliveries = True  # most paying first, and the threshold only rises: once one delivery
-        # is cut, so is every later one
+        deliveries = relays = True
         for move in self.moves(state, step, closing=self._closing_worth(state, actions, cut)):
             threshold = cut if cut > best_value else best_value
             income = move.income
@@ -892,12 +910,8 @@ class PlanSearch:
                 if not deliveries:
                     continue
                 if delivered is None:
-                    after = self.after_bound(near, left, move, FREE)
-                    if self.relaxed is not None:
-                        delivered = after
-                else:
-                    after = delivered
-                if income + after <= threshold:
+                    delivered = near.delivered(left)
+                if income + delivered <= threshold:
                     deliveries = False
                     if not relays:
                         break
@@ -907,18 +921,14 @@ class PlanSearch:
                 if not relays:
                     continue
                 if relayed is None:
-                    after = most if self.relaxed is None else near.any_relayed(left)
-                    if self.relaxed is not None:
-                        relayed = after
-                else:
-                    after = relayed
-                if income + after <= threshold:
+                    relayed = near.any_relayed(left)
+                if income + relayed <= threshold:
                     relays = False
                     if not deliveries:
                         break
                     continue
                 onward = _next_step(step, move)
-                if income + self.after_bound(near, left, move, onward) <= threshold:
+                if income + near.relayed_to(onward, left) <= threshold:
                     continue
             following = self.after(state, move)
             self._path.append((move, state))
