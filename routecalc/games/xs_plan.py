@@ -338,9 +338,9 @@ class Relaxed:
         self.relaying_sites = {
             site for site, dest in paid.items() if any(max(p) for to, p in dest.items() if self.kinds[to] != "city")
         }
-        #: per such site, the plain income of its best relay (0 where only a card reaches an LC
-        #: or port: the card's gain is counted apart, the moves on from there are not)
-        self.chain_start = {site: self.to_relay[site] for site in self.relaying_sites}
+        #: per node, the plain income of its best relay where it is such a site, else -1 (0 where
+        #: only a card reaches an LC or port: the card's gain is counted apart, the moves on are not)
+        self.chain_start = [self.to_relay[n] if n in self.relaying_sites else -1 for n in range(len(nodes))]
         #: the most a transport from one LC or port to another pays
         self.relay_to_relay = max((self.to_relay[r] for r in self.relays), default=0)
         self._options: dict[Cube, list[tuple[int, int]]] = {}
@@ -419,7 +419,7 @@ class Relaxed:
         cubes = len(state.cubes)
         firsts = sorted([v for v, _ in state.firsts], reverse=True)
         chain_start = self.chain_start
-        relaying = sorted([r for node, _ in state.cubes if (r := chain_start.get(node)) is not None], reverse=True)
+        relaying = sorted([r for node, _ in state.cubes if (r := chain_start[node]) >= 0], reverse=True)
         single = list(accumulate(firsts[:actions], initial=0))
         middle = self.relay_to_relay
         relay_move = max(relaying[0], middle) if relaying else 0
