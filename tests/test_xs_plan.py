@@ -230,11 +230,34 @@ def test_closing_relays_that_need_a_card_are_bounded_by_what_the_card_pays():
     assert solve_plan(position, Limits())["revenue"] == solve_xs(position, Limits())["revenue"] == 2
 
 
+def test_a_chain_that_starts_with_a_card_counts_the_move_on():
+    """A pink cube on an LC reaches the other LC only with its double-distance
+    card (plain income 0, the card adds 1), and from there the pink city: 2 in
+    two actions. The relaxed bound once counted the card's gain but not the
+    move on from the LC it reached (1 < 2)."""
+    data = {
+        **fixture("xs-three-lcs"),
+        "options": {"locomotive": 1, "actions": 2, "double_distance": 1, "as_level_8": 0},
+        "hexes": [
+            {"id": "A1", "code": "city=revenue:0,color:blue;path=a:0,b:_0;path=a:1,b:_0;path=a:2,b:_0;path=a:3,b:_0"},
+            {"id": "A2", "code": "city=revenue:0,kind:lc,goods:pink;path=a:2,b:_0"},
+            {"id": "B1", "code": "city=revenue:0,kind:lc;path=a:0,b:_0;path=a:1,b:_0"},
+            {"id": "B2", "code": "city=revenue:0,color:pink;path=a:0,b:_0;path=a:1,b:_0;path=a:2,b:_0"},
+        ],
+    }
+    position = load_position(data)
+    search = PlanSearch(position, Clock(None, None))
+    relaxed = search.prepare()
+    assert relaxed.bound(search.with_firsts(search.start), 2) >= 2 == search.start_bound
+    assert solve_plan(position, Limits())["revenue"] == solve_xs(position, Limits())["revenue"] == 2
+
+
 def test_the_bounds_of_moves_never_cut_the_best_plan():
     """Board 2's best plan relays a white cube to an LC and delivers it from
     there. Along that plan, the bound after each transport, found without
     the state after it (after a relay: the one every cube relayed to that LC
-    shares), is never below what the rest of the plan earns."""
+    shares), is never below what the rest of the plan earns, nor above the
+    bound after any delivery or any relay that cuts the moves after it."""
     position = load_position(fixture("xs-seed-size-2", actions=8))
     search = PlanSearch(position, Clock(None, None))
     search.prepare()
@@ -247,7 +270,11 @@ def test_the_bounds_of_moves_never_cut_the_best_plan():
         onward = xs_plan._next_step(step, move)
         near = xs_plan.Neighbourhood(search, state)
         left = 8 - i - 1
-        bound = search.after_bound(near, left, move, onward)
+        if move.to_kind == "city":
+            bound = near.delivered(left)
+        else:
+            bound = near.relayed_to(onward, left)
+            assert near.any_relayed(left) >= bound
         assert bound >= sum(incomes[i + 1 :])
         if move.to_kind != "city" and onward != xs_plan.TRAILING:
             relays += 1
