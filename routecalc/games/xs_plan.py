@@ -697,6 +697,8 @@ class PlanSearch:
         self.relaxed: Relaxed | None = None
         self.memo: dict[tuple[State, int, Step], Entry] = {}
         self._onward: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
+        #: the same by the whole set of served cities (one look-up where most are repeats)
+        self._onward_served: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
         #: per colour, the cities that would accept a cube of it (kept when the tables are dropped)
         self._accepting = table.accepting
         self._relevant: dict[tuple[str, frozenset[int]], frozenset[int]] = {}
@@ -800,6 +802,9 @@ class PlanSearch:
     def onward(self, cube: Cube, served: frozenset[int], cards: tuple[int, int]) -> tuple[int, int]:
         """The most ``cube`` can earn by one delivery, and by one relay, with
         ``served`` served and ``cards`` held (many states share them)."""
+        known = self._onward_served.get((cube, served, cards))
+        if known is not None:
+            return known
         key = (cube, self.relevant(cube[1], served), cards)
         known = self._onward.get(key)
         if known is None:
@@ -808,6 +813,7 @@ class PlanSearch:
                 max((m.income for m in moves if m.to_kind == "city"), default=0),
                 max((m.income for m in moves if m.to_kind != "city"), default=0),
             )
+        self._onward_served[(cube, served, cards)] = known
         return known
 
     def relevant(self, color: str, served: frozenset[int]) -> frozenset[int]:
@@ -901,6 +907,7 @@ class PlanSearch:
         delivered: int | None = None
         relayed: int | None = None
         deliveries = relays = True
+        relays_to: dict[Step, int] = {}  # the bound after a relay, per step it leads to
         for move in self.moves(state, step, closing=self._closing_worth(state, actions, cut)):
             threshold = cut if cut > best_value else best_value
             income = move.income
@@ -928,7 +935,10 @@ class PlanSearch:
                         break
                     continue
                 onward = _next_step(step, move)
-                if income + near.relayed_to(onward, left) <= threshold:
+                after = relays_to.get(onward)
+                if after is None:
+                    after = relays_to[onward] = near.relayed_to(onward, left)
+                if income + after <= threshold:
                     continue
             following = self.after(state, move)
             self._path.append((move, state))
