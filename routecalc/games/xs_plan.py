@@ -927,9 +927,10 @@ class PlanSearch:
             if move.to_kind == "city":
                 if not deliveries:
                     continue
-                if delivered is None:
-                    delivered = near.delivered(left)
-                if income + delivered <= threshold:
+                after = near.delivered(left) if delivered is None else delivered
+                if self.relaxed is not None:  # kept once the relaxed bound is built (it may be built below)
+                    delivered = after
+                if income + after <= threshold:
                     deliveries = False
                     if not relays:
                         break
@@ -938,17 +939,19 @@ class PlanSearch:
             else:
                 if not relays:
                     continue
-                if relayed is None:
-                    relayed = near.any_relayed(left)
-                if income + relayed <= threshold:
+                after = near.any_relayed(left) if relayed is None else relayed
+                if self.relaxed is not None:
+                    relayed = after
+                if income + after <= threshold:
                     relays = False
                     if not deliveries:
                         break
                     continue
                 onward = _next_step(step, move)
-                after = relays_to.get(onward)
-                if after is None:
-                    after = relays_to[onward] = near.relayed_to(onward, left)
+                shared = relays_to.get(onward)
+                after = near.relayed_to(onward, left) if shared is None else shared
+                if self.relaxed is not None:
+                    relays_to[onward] = after
                 if income + after <= threshold:
                     continue
             following = self.after(state, move)
