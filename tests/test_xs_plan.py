@@ -211,23 +211,28 @@ def test_walk_tables_too_large_fall_back_to_the_references_walks(monkeypatch):
     assert search.table is None and 50 < search.table_steps <= 51
 
 
+def card_board(options: dict, hexes: list[dict]) -> tuple[PlanSearch, xs_plan.Relaxed]:
+    """A small board with these options and cells, its plan search and relaxed bound built;
+    its best plan, by the search and the reference, earns 2 in two actions."""
+    position = load_position({**fixture("xs-three-lcs"), "options": options, "hexes": hexes})
+    search = PlanSearch(position, Clock(None, None))
+    relaxed = search.prepare()
+    assert solve_plan(position, Limits())["revenue"] == solve_xs(position, Limits())["revenue"] == 2
+    return search, relaxed
+
+
 def test_closing_relays_that_need_a_card_are_bounded_by_what_the_card_pays():
     """Two blue cubes reach the LC only with a double-distance card each:
     relays alone earn 1 a transport, not nothing."""
-    data = {
-        **fixture("xs-three-lcs"),
-        "options": {"locomotive": 1, "actions": 2, "double_distance": 2},
-        "hexes": [
+    search, relaxed = card_board(
+        {"locomotive": 1, "actions": 2, "double_distance": 2},
+        [
             {"id": "A1", "code": "city=revenue:0,color:pink,goods:blue|blue;path=a:3,b:_0"},
             {"id": "B1", "code": "junction;path=a:1,b:_0;path=a:3,b:_0"},
             {"id": "C1", "code": "city=revenue:0,kind:lc;path=a:1,b:_0"},
         ],
-    }
-    position = load_position(data)
-    search = PlanSearch(position, Clock(None, None))
-    relaxed = search.prepare()
+    )
     assert relaxed.relays_bound(search.with_firsts(search.start), 2) >= 2
-    assert solve_plan(position, Limits())["revenue"] == solve_xs(position, Limits())["revenue"] == 2
 
 
 def test_a_chain_that_starts_with_a_card_counts_the_move_on():
@@ -235,21 +240,16 @@ def test_a_chain_that_starts_with_a_card_counts_the_move_on():
     card (plain income 0, the card adds 1), and from there the pink city: 2 in
     two actions. The relaxed bound once counted the card's gain but not the
     move on from the LC it reached (1 < 2)."""
-    data = {
-        **fixture("xs-three-lcs"),
-        "options": {"locomotive": 1, "actions": 2, "double_distance": 1, "as_level_8": 0},
-        "hexes": [
+    search, relaxed = card_board(
+        {"locomotive": 1, "actions": 2, "double_distance": 1, "as_level_8": 0},
+        [
             {"id": "A1", "code": "city=revenue:0,color:blue;path=a:0,b:_0;path=a:1,b:_0;path=a:2,b:_0;path=a:3,b:_0"},
             {"id": "A2", "code": "city=revenue:0,kind:lc,goods:pink;path=a:2,b:_0"},
             {"id": "B1", "code": "city=revenue:0,kind:lc;path=a:0,b:_0;path=a:1,b:_0"},
             {"id": "B2", "code": "city=revenue:0,color:pink;path=a:0,b:_0;path=a:1,b:_0;path=a:2,b:_0"},
         ],
-    }
-    position = load_position(data)
-    search = PlanSearch(position, Clock(None, None))
-    relaxed = search.prepare()
+    )
     assert relaxed.bound(search.with_firsts(search.start), 2) >= 2 == search.start_bound
-    assert solve_plan(position, Limits())["revenue"] == solve_xs(position, Limits())["revenue"] == 2
 
 
 def test_the_bounds_of_moves_never_cut_the_best_plan():
