@@ -382,6 +382,16 @@ def route_bound(
             for i in range(width[j]):
                 acc_top[a, j, i] = acc_top[b, j, i]
 
+    def hand_up(v, root):
+        """Slot OWN, a chain below v, offered to v's best chains (to the
+        root's two best when v is the root)."""
+        if v == root:
+            keep_two(ROOT, ROOT_2, acc_sum[OWN], acc_top[OWN])
+            best_open(acc_open[ROOT], acc_open[OWN])
+        else:
+            keep_best(down_sum[v], down_top[v], acc_sum[OWN], acc_top[OWN])
+            best_open(down_open[v], acc_open[OWN])
+
     def extensions(s, other):
         """What the route's extensions from open end s (and from ``other``,
         -1 or the second open end) can collect, into slot RESULT. With two
@@ -432,12 +442,7 @@ def route_bound(
                     add_stop(acc_sum[OWN], acc_top[OWN], w)
                     for t in range(num_thresholds):
                         acc_open[OWN, t] = acc_sum[OWN, num_groups + t] if needed(w) else NONE
-                    if v == s:
-                        keep_two(ROOT, ROOT_2, acc_sum[OWN], acc_top[OWN])
-                        best_open(acc_open[ROOT], acc_open[OWN])
-                    else:
-                        keep_best(down_sum[v], down_top[v], acc_sum[OWN], acc_top[OWN])
-                        best_open(down_open[v], acc_open[OWN])
+                    hand_up(v, s)
                     continue
                 clock += 1
                 seen[w] = stamp
@@ -496,12 +501,7 @@ def route_bound(
                 merge_into(SPARE, BELOW_2)
                 keep_best(acc_sum[THROUGH], acc_top[THROUGH], acc_sum[SPARE], acc_top[SPARE])
             merge_into(OWN, BELOW)
-            if p == s:
-                keep_two(ROOT, ROOT_2, acc_sum[OWN], acc_top[OWN])
-                best_open(acc_open[ROOT], acc_open[OWN])
-            else:
-                keep_best(down_sum[p], down_top[p], acc_sum[OWN], acc_top[OWN])
-                best_open(down_open[p], acc_open[OWN])
+            hand_up(p, s)
         copy_slot(RESULT, ROOT)
         for t in range(num_thresholds):
             acc_open[RESULT, t] = acc_open[ROOT, t]
