@@ -169,7 +169,10 @@ def _maxima(
     within ``MAXIMUM_STEPS`` from the best route known. Returns them by
     train, the sum of every train's maximum or upper bound, the best
     routes found (a train's each), and what was done per kind (CP-SAT's
-    bound and best revenue; the steps; the maximum, None unknown)."""
+    bound; the best revenue known after it, listed or CP-SAT's; the
+    branch and bound's steps and maximum, None unknown). A kind neither
+    proves is solved alone again inside :func:`.cpsat.solve_cpsat`, from
+    scratch: CP-SAT does not resume a search."""
     from .cpsat import single_train_maxima  # OR-Tools only when CP-SAT runs
 
     maxima = {t: found.upper for t, found in enumerate(listed) if found.complete}

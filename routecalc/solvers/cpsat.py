@@ -620,11 +620,12 @@ def solve_cpsat(
     of work) finds a set that earns them all, proven optimal, or shows that
     none does, which lowers the bound. ``hint`` routes (a known route
     set) seed the search and ``known_bound`` caps the total;
-    ``known_routes`` (single routes, each earning its train's known
-    maximum, not a set) start the first solution as the routes of the
-    trains solved alone do: CP-SAT may take far longer to find such a
-    route than the search that proved the maximum took (stress-1828-d-8e:
-    12 s for the D's 950 with the 950 known).
+    ``known_routes`` (single routes, a train's each, not a set: the best
+    routes found by searches of one train alone) are candidates for the
+    first solution beside the routes of the trains solved alone here:
+    CP-SAT may take far longer to find such a route than the search that
+    proved its maximum took (stress-1828-d-8e: 12 s for the D's 950 with
+    the 950 known).
 
     Under a time limit the first steps get a quarter of it each in CP-SAT's
     deterministic time (work, not seconds, so the path taken is the same on
