@@ -56,6 +56,10 @@ RAY_NICENESS = 10
 PR_SET_PDEATHSIG = 1
 #: Seconds a cluster's address may take to accept a connection.
 ADDRESS_TIMEOUT = 10.0
+#: HTTP/2's connection opening (RFC 9113, 3.4) with an empty SETTINGS frame,
+#: and the type of frame a server answers it with.
+HTTP2_OPENING = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+HTTP2_SETTINGS = 4
 #: Seconds an external solver may run past the time limit before it is stopped.
 EXTERNAL_GRACE = 5.0
 
@@ -662,15 +666,33 @@ def run_ray(
 
 
 def check_address(address: str) -> None:
-    """A ``HOST:PORT`` that accepts no connection is a named error, not a
-    ray.init that waits for minutes."""
+    """A ``HOST:PORT`` where no Ray cluster listens is a named error, not a
+    ray.init that waits for minutes: nothing accepts the connection, or
+    what does is not a gRPC server (a Ray head's control store is one, and
+    answers HTTP/2's opening with a SETTINGS frame). A cluster set up for
+    TLS (``RAY_USE_TLS``) is only asked to accept the connection."""
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
         return  # another form Ray understands (ray://..., auto): Ray says what is wrong
     try:
-        socket.create_connection((host, int(port)), timeout=ADDRESS_TIMEOUT).close()
+        with socket.create_connection((host, int(port)), timeout=ADDRESS_TIMEOUT) as link:
+            if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+                return
+            link.sendall(HTTP2_OPENING)
+            first = _received(link, 9)  # a frame header: length (3 bytes), type, flags, stream
     except OSError as exc:
         raise PositionError("address", f"no Ray cluster answers at {address}: {exc.strerror or exc}") from None
+    if len(first) < 9 or first[3] != HTTP2_SETTINGS:
+        raise PositionError("address", f"what answers at {address} is not a Ray cluster (it does not speak gRPC)")
+
+
+def _received(link: socket.socket, size: int) -> bytes:
+    """Up to ``size`` bytes, fewer if the other side closes or goes quiet."""
+    data = b""
+    with suppress(TimeoutError):
+        while len(data) < size and (chunk := link.recv(size - len(data))):
+            data += chunk
+    return data
 
 
 def run_jobs(

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import CORPUS
 
+from routecalc import batch
 from routecalc.batch import (
     MAX_BATCH,
     Job,
@@ -188,3 +189,39 @@ def test_a_cluster_address_nobody_answers_is_a_named_error(tmp_path):
             jobs_for(read_inputs(SLICE[:1]), ["auto"]), tmp_path / "out.jsonl", Settings(), address=f"127.0.0.1:{port}"
         )
     assert raised.value.where == "address" and f"no Ray cluster answers at 127.0.0.1:{port}" in raised.value.message
+
+
+@pytest.mark.parametrize("reply", [None, b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"])
+def test_an_address_that_answers_but_is_no_ray_cluster_is_a_named_error(tmp_path, monkeypatch, reply):
+    """A server that accepts the connection and then says nothing, or speaks
+    HTTP/1: named within the address timeout, not a ray.init that waits."""
+    monkeypatch.setattr(batch, "ADDRESS_TIMEOUT", 0.5)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+
+        def answer() -> None:
+            link, _ = server.accept()
+            with link:
+                link.recv(64)
+                if reply is not None:
+                    link.sendall(reply)
+                else:
+                    time.sleep(1.5)
+
+        serving = threading.Thread(target=answer)
+        serving.start()
+        started = time.perf_counter()
+        with pytest.raises(PositionError) as raised:
+            run_batch(
+                jobs_for(read_inputs(SLICE[:1]), ["auto"]),
+                tmp_path / "out.jsonl",
+                Settings(),
+                address=f"127.0.0.1:{port}",
+            )
+        waited = time.perf_counter() - started
+        serving.join()
+    assert raised.value.where == "address"
+    assert f"what answers at 127.0.0.1:{port} is not a Ray cluster" in raised.value.message
+    assert waited < 10  # the timeout (0.5 s), not Ray's minutes
