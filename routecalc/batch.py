@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import importlib.util
 import json
+import logging
 import os
 import queue
 import re
@@ -447,6 +448,8 @@ def ray_driver(
     try:
         import ray
 
+        # Ray's default for the embedded instance, token authentication, without the notice it prints
+        logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(logging.ERROR)
         ray.init(
             address=address or "local",
             num_cpus=None if address else workers,
