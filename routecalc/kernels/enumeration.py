@@ -29,12 +29,6 @@ With a :class:`Prune` floor above zero the search is a branch and bound for
 the train's best route: it keeps only routes earning at least the floor,
 each raising the floor above itself, and leaves a route unextended when
 :func:`~.longest.route_bound` says no route through it reaches the floor.
-With costs on the connections (``Prune.conn_cost``, each at least zero) it
-searches instead for the route of the best reduced revenue (revenue less
-the costs of its connections): it keeps only routes whose reduced revenue
-beats ``Prune.gain``, each raising the gain to its own, and leaves a route
-unextended when the bound less what its connections cost is no more than
-the gain (an extension only adds connections, so only adds cost).
 """
 
 from __future__ import annotations
@@ -112,36 +106,18 @@ class Prune(NamedTuple):
     points: TrackPoints  # the graph of the bound
     chain: ChainWork
     cut: np.ndarray  # int64[1]: routes left unextended by the bound
-    conn_cost: np.ndarray  # float64[C]: cost of each connection (empty: no costs)
-    spent: np.ndarray  # float64[D]: cost of the connections on the stack, per depth
-    gain: np.ndarray  # float64[1]: with costs, routes reducing to this or less are not kept
 
 
 def new_prune(
-    groups: int,
-    floor: int = 0,
-    points: TrackPoints | None = None,
-    thresholds: np.ndarray | None = None,
-    costs: tuple[np.ndarray, float, int] | None = None,
+    groups: int, floor: int = 0, points: TrackPoints | None = None, thresholds: np.ndarray | None = None
 ) -> Prune:
     """Every route (``floor`` 0), or the best one earning ``floor`` or more
     (``points``: the train's :func:`~.longest.track_points`; ``thresholds``:
-    those of the bound, :func:`~.longest.new_chain_work`); with ``costs``
-    (each connection's cost, the gain to beat, the stops on the board) the
-    route of the best reduced revenue beating the gain."""
+    those of the bound, :func:`~.longest.new_chain_work`)."""
     none = np.zeros(0, np.int64)
     points = points or TrackPoints(np.zeros(1, np.int64), none, none)
     chain = new_chain_work(len(points.piece), groups, thresholds)
-    conn_cost, gain, stops = costs or (np.zeros(0), 0.0, 0)
-    return Prune(
-        np.full(1, floor, np.int64),
-        points,
-        chain,
-        np.zeros(1, np.int64),
-        np.ascontiguousarray(conn_cost, dtype=np.float64),
-        np.zeros(stops + 1, np.float64),
-        np.full(1, gain, np.float64),
-    )
+    return Prune(np.full(1, floor, np.int64), points, chain, np.zeros(1, np.int64))
 
 
 class RouteBuffer(NamedTuple):
@@ -209,7 +185,7 @@ def grown(buf: RouteBuffer) -> RouteBuffer:
 
 
 _i64, _u64, _bool = types.int64[::1], types.uint64[::1], types.boolean[::1]
-_u64_2d, _i64_2d, _f64 = types.uint64[:, ::1], types.int64[:, ::1], types.float64[::1]
+_u64_2d, _i64_2d = types.uint64[:, ::1], types.int64[:, ::1]
 #: numba types of the tuples, as the fast solver builds them.
 GRAPH_ARRAYS = record(GraphArrays, _i64, _i64, _i64, _i64, _i64, _u64, _i64, _u64_2d, _u64_2d, _i64, _i64, _i64, _bool)
 WALK = record(Walk, _i64, types.int64, types.int64, types.boolean)
@@ -237,7 +213,7 @@ DFS_STATE = record(
     PAY_WORK,
 )
 ROUTE_BUFFER = record(RouteBuffer, _u64_2d, _i64, _i64, _i64, _i64, _i64, _i64, _i64)
-PRUNE = record(Prune, _i64, TRACK_POINTS, CHAIN_WORK, _i64, _f64, _f64, _f64)
+PRUNE = record(Prune, _i64, TRACK_POINTS, CHAIN_WORK, _i64)
 
 
 @kernel((GRAPH_ARRAYS, WALK, PAY_TABLE, _i64, DFS_STATE, ROUTE_BUFFER, types.int64, types.int64, PRUNE))
@@ -262,8 +238,6 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
     cap_routes, cap_conns = out_revenue.shape[0], out_conns.shape[0]
     work = st.work
     floor, chain, cut = prune.floor, prune.chain, prune.cut
-    conn_cost, spent, gain = prune.conn_cost, prune.spent, prune.gain
-    priced = len(conn_cost) > 0
     point_start, point_other, point_piece = prune.points.start, prune.points.other, prune.points.piece
 
     def can_move(d, k, frm, first):
@@ -392,8 +366,6 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
         steps += 1
         stats[1] += 1
         e = d + 1
-        if priced:
-            spent[e] = spent[d] + conn_cost[conn[e]]
         if floor[0] > 0:
             end_a = -1 if closed[e] else stop[e]
             end_b = stop[0] if pass_t[e] and not leg_b[e] else -1
@@ -415,7 +387,7 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
                 on_path,
                 chain,
             )
-            if most < floor[0] or (priced and most - spent[e] <= gain[0]):
+            if most < floor[0]:
                 cut[0] += 1  # no route through this one reaches the floor
                 on_path[stop[e]] = False
                 depth[0] = d
@@ -437,10 +409,8 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
             stats[0] += 1
         if revenue > beat:
             best[e] = revenue
-        if revenue > beat and revenue >= floor[0] and not (priced and revenue - spent[e] <= gain[0]):
-            if priced:
-                gain[0] = revenue - spent[e]
-            elif floor[0] > 0:
+        if revenue > beat and revenue >= floor[0]:
+            if floor[0] > 0:
                 floor[0] = revenue + 1
             r = out_used[0]
             at = out_used[1]
