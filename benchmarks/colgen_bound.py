@@ -26,7 +26,8 @@ default): the recorded optimum; the enumeration and seed auto starts from
 CP-SAT pricing rounds, CPU seconds by part (this process, CP-SAT included),
 and auto's CPU seconds on the same position in the same run.
 
-    .venv/bin/python benchmarks/colgen_bound.py [--work 1.0] [--iterations 300] [--no-auto] [fixture ...]
+    .venv/bin/python benchmarks/colgen_bound.py [--work 1.0] [--iterations 300]
+        [--no-auto] [fixture ...]
 """
 
 from __future__ import annotations
@@ -231,10 +232,12 @@ def column_bound(
             for k, kind in enumerate(kinds):
                 routes, gain, proved = pricers[k].best(pi, float(mu[k]) + EPSILON, work)
                 masks = np.array([route_mask(graph, r) for r in routes], np.uint64).reshape(len(routes), words)
-                master.add(k, masks, np.array([r.revenue for r in routes]))
+                revenue = np.array([r.revenue for r in routes], np.int64)
+                better = revenue - mask_costs(masks, pi) > mu[k] + EPSILON  # not only at the rounded prices
+                master.add(k, masks[better], revenue[better])
                 bound += len(kind.trains) * max(gain, 0.0)
                 exact &= proved
-                added += len(routes)
+                added += int(better.sum())
             out.pricing_rounds += 1
             out.bound = bound if out.bound is None else min(out.bound, bound)
             out.complete = exact and not added
