@@ -10,6 +10,7 @@ import importlib.util
 import sys
 
 import numpy as np
+import pytest
 from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from strategies import positions
@@ -21,6 +22,8 @@ from routecalc.solvers.fast import Clock, enumerate_company, solve_fast
 
 _spec = importlib.util.spec_from_file_location("colgen_bound", ROOT / "benchmarks" / "colgen_bound.py")
 assert _spec is not None and _spec.loader is not None
+pytestmark = pytest.mark.slow  # guards a benchmark, not the engine
+
 colgen = sys.modules["colgen_bound"] = importlib.util.module_from_spec(_spec)  # dataclasses look their module up
 _spec.loader.exec_module(colgen)
 
