@@ -16,11 +16,20 @@ from unittest import mock
 import pytest
 from boards import cell, city, column, line_board, offboard, position, town, track, visit_bonus
 from conftest import CORPUS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import positions
 
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.scoring import train_tables
-from routecalc.solvers.cpsat import PathModel, candidate_stops, maxima_together, solve_cpsat
+from routecalc.solvers.cpsat import (
+    PathModel,
+    candidate_stops,
+    maxima_together,
+    single_train_maxima,
+    solve_cpsat,
+)
 from routecalc.solvers.fast import solve_fast
 from routecalc.validate import RouteSetValidator
 
@@ -277,6 +286,40 @@ def test_known_routes_are_not_searched_for_again():
             alone.clear()
             result = solve_cpsat(position_, known_maxima={0: 90, 1: 70}, known_routes=known)
             assert (result["status"], result["revenue"], len(alone)) == ("optimal", 130, searched)
+
+
+def test_bounds_earned_together_prove_the_optimum_without_the_single_maxima():
+    """stress-1867-express-8: CP-SAT's bounds after a short search of each train alone (820 for
+    the 5+5E, 560 for the 8; the maxima themselves take it seconds) are earned together: the
+    set is optimal, and no train is solved alone."""
+    position_ = load_position(json.loads((ROOT / "fixtures" / "stress-1867-express-8.json").read_text()))
+    alone: list[list[int]] = []
+    solve_model = PathModel.solve
+
+    def counted(model, *args, **kwargs):
+        if len(model.trains) == 1:
+            alone.append(model.trains)
+        return solve_model(model, *args, **kwargs)
+
+    with mock.patch.object(PathModel, "solve", counted):
+        result = solve_cpsat(position_, known_caps={0: 820, 1: 560})
+    assert (result["status"], result["revenue"], result["bound"]) == ("optimal", 1380, 1380)
+    assert result["stats"]["proof"] == "single-train bounds, reached together" and alone == []
+    assert RouteSetValidator(position_).validate(result["routes"])["revenue"] == 1380
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_size=3, max_size=4, token_rate=0.5), st.lists(st.sampled_from([0, 0, 10, 40]), min_size=4))
+def test_known_caps_keep_the_optimum(position_json, slack):
+    """Caps at or above each train's maximum, earned together or not: the same optimum, proven."""
+    position_ = load_position(position_json)
+    graph = compile_position(position_)
+    tables = train_tables(graph)
+    maxima, _ = single_train_maxima(graph, tables, None, {})
+    caps = {t: most + slack[t % len(slack)] for t, most in maxima.items()}
+    want = solve_fast(position_, graph)["revenue"]
+    got = solve_cpsat(position_, graph, known_caps=caps)
+    assert (got["status"], got["revenue"], got["bound"]) == ("optimal", want, want)
 
 
 @pytest.mark.slow

@@ -137,15 +137,16 @@ def solve_auto(
     greedy = listed_routes(greedy_choice(listed), listed, graph)
     if sum(r.revenue for r in greedy) > sum(r.revenue for r in routes):
         routes = greedy  # the combination search stopped before it reached the greedy set
-    maxima, ceiling, best, searched = _maxima(graph, tables, listed, Clock(_left(time_limit, started), progress))
+    maxima, caps, best, searched = _maxima(graph, tables, listed, Clock(_left(time_limit, started), progress))
+    ceiling = sum(caps.values())
     result = solve_cpsat(
         position,
         graph,
         time_limit=_left(time_limit, started),
         progress=progress,
         hint=routes,
-        known_bound=ceiling,
         known_maxima=maxima,
+        known_caps=caps,
         known_routes=best,
     )
     result["stats"]["auto"] = {
@@ -196,5 +197,5 @@ def _maxima(
             best[t] = maximum.route
         if maximum.revenue is not None:
             maxima.update({i: maximum.revenue for i in kind})
-    ceiling = sum(maxima.get(t, min(found.upper, bounds[t])) for t, found in enumerate(listed))
-    return maxima, ceiling, list(best.values()), searched
+    caps = {t: maxima.get(t, min(found.upper, bounds[t])) for t, found in enumerate(listed)}
+    return maxima, caps, list(best.values()), searched
