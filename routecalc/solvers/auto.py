@@ -27,7 +27,8 @@ kernel lists each train's routes within a budget of routes kept per train
   route known), which proves in milliseconds some maxima CP-SAT takes
   seconds over (stress-1828-d-8e's D). CP-SAT, which does not enumerate,
   then solves the whole problem seeded with that set and those routes,
-  capped by the single-train maxima: those known it does not prove again.
+  capped by the single-train maxima or, where one is unproven, CP-SAT's
+  bounds, first demanded together: those known it does not prove again.
 
 The answer's ``solver`` names the solver that produced it and
 ``stats["auto"]`` says why that one ran.
