@@ -707,6 +707,9 @@ class PlanSearch:
         #: the relaxed bound, once :data:`RELAX_AFTER` states are expanded
         self.relaxed: Relaxed | None = None
         self.memo: dict[tuple[State, int, Step], Entry] = {}
+        #: the states built, by their cubes, served cities and cards before and after :meth:`canonical`
+        self._built: dict[tuple[tuple[Cube, ...], frozenset[int], tuple[int, int]], State] = {}
+        self._canonical: dict[tuple[tuple[Cube, ...], frozenset[int], tuple[int, int]], State] = {}
         self._onward: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
         #: the same by the whole set of served cities (one look-up where most are repeats)
         self._onward_served: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
@@ -774,41 +777,53 @@ class PlanSearch:
         colors = frozenset([color for _, color in cubes])
         if served and WHITE not in colors:
             served = frozenset(s for s in served if self.nodes[s].color in colors)
-        state = State(cubes, served, cards, firsts)
+        key = (cubes, served, cards)
+        known = self._canonical.get(key)
+        if known is not None and len(known.firsts) >= len(firsts):
+            return known
+        state = self._canonical[key] = State(cubes, served, cards, firsts)
         state._colors = colors
         return state
 
     def after(self, state: State, move: Move) -> State:
         """The state after ``move``; only the cubes whose best relaxed transport
-        went to the city it serves look again."""
+        went to the city it serves look again. Many orders of the same
+        transports lead to one state: it is built once."""
         relaxed = self.relaxed
         if relaxed is not None and len(state.firsts) != len(state.cubes):
             state = self.with_firsts(state)
         cubes = list(state.cubes)
         i = cubes.index(move.cube)
         del cubes[i]
-        firsts = list(state.firsts)
-        if firsts:
-            del firsts[i]
         served = state.served
-        dead = False  # a cube that looked again found no destination
-        if move.to_kind == "city":
-            to = move.to
-            served = served | {to}
-            if relaxed is not None:
-                for j, first in enumerate(firsts):
-                    if first[1] == to:
-                        firsts[j] = first = relaxed.best(relaxed.options(cubes[j]), served)
-                        dead = dead or first[1] < 0
+        delivery = move.to_kind == "city"
+        if delivery:
+            served = served | {move.to}
         else:
             cube = (move.to, move.cube[1])
             j = bisect_left(cubes, cube)
             cubes.insert(j, cube)
-            if relaxed is not None:
+        cards = use_card(state.cards, move.card)
+        key = (tuple(cubes), served, cards)
+        known = self._built.get(key)
+        if known is not None and (relaxed is None or len(known.firsts) == len(known.cubes)):
+            return known
+        firsts = list(state.firsts)
+        dead = False  # a cube that looked again found no destination
+        if relaxed is not None:
+            del firsts[i]
+            if delivery:
+                to = move.to
+                for k, first in enumerate(firsts):
+                    if first[1] == to:
+                        firsts[k] = first = relaxed.best(relaxed.options(cubes[k]), served)
+                        dead = dead or first[1] < 0
+            else:
                 first = relaxed.best(relaxed.options(cube), served)
                 firsts.insert(j, first)
                 dead = first[1] < 0
-        return self.canonical(tuple(cubes), tuple(firsts), served, use_card(state.cards, move.card), dead)
+        known = self._built[key] = self.canonical(key[0], tuple(firsts), served, cards, dead)
+        return known
 
     def onward(self, cube: Cube, served: frozenset[int], cards: tuple[int, int]) -> tuple[int, int]:
         """The most ``cube`` can earn by one delivery, and by one relay, with
