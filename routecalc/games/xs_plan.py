@@ -925,6 +925,7 @@ class PlanSearch:
             raise OutOfTime
         best_value, best = 0, Entry(0, True)
         near = Neighbourhood(self, state)
+        memo = self.memo
         left = actions - 1
         most = left * self.top
         # what the moves after any delivery, and after any relay, earn at most, once asked for;
@@ -970,11 +971,23 @@ class PlanSearch:
                 if income + after <= threshold:
                     continue
             following = self.after(state, move)
-            self._path.append((move, state))
-            self._path_income += income
-            rest, exact = self.value(following, left, threshold - income, onward)
-            self._path_income -= income
-            self._path.pop()
+            if not left or not following.cubes:
+                rest, exact = 0, True
+            else:
+                below = (following, left, onward)
+                floor = threshold - income
+                seen = memo.get(below)
+                if seen is not None and (seen.exact or seen.value <= floor):
+                    rest, exact = seen.value, seen.exact
+                elif seen is None and (rest := self.bound(following, left, onward)) <= floor:
+                    memo[below] = Entry(rest, False)
+                    exact = False
+                else:
+                    self._path.append((move, state))
+                    self._path_income += income
+                    rest, exact = self.value(following, left, floor, onward)
+                    self._path_income -= income
+                    self._path.pop()
             if exact and income + rest > best_value:
                 best_value = income + rest
                 best = Entry(best_value, True, move, (following, onward))
