@@ -77,7 +77,7 @@ true bound: the bound of the start of the turn.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right, insort
 from itertools import accumulate
 from operator import attrgetter
 from typing import NamedTuple
@@ -119,10 +119,11 @@ _income = attrgetter("income")
 class State:
     """The turn after some transports, canonical (see the module docstring).
 
-    Immutable by convention; equal and hashed by its cubes, served cities and
-    cards (the hash is kept: every state is a memo key many times over)."""
+    Immutable by convention but for what is derived. A search builds each
+    state once (:meth:`PlanSearch.canonical`), so a state is equal only to
+    itself and hashed by identity: it is a memo key many times over."""
 
-    __slots__ = ("cubes", "served", "cards", "firsts", "bounds", "relay", "_hash", "_colors")
+    __slots__ = ("cubes", "served", "cards", "firsts", "values", "chains", "bounds", "relay", "_colors")
 
     def __init__(
         self,
@@ -136,11 +137,14 @@ class State:
         self.cards = cards  # double_distance and as_level_8 cards left
         #: per cube, its best relaxed transport (income, destination): derived, not part of the key
         self.firsts = firsts
+        #: the incomes of ``firsts``, and what each cube's chain starts with where it can start
+        #: one (:attr:`Relaxed.chain_start`), in ascending order, once asked for: derived
+        self.values: list[int] | None = None
+        self.chains: list[int] | None = None
         #: :meth:`Relaxed.bound` of 0, 1, ... transports, once asked for: derived
         self.bounds: list[int] = []
         #: what :meth:`Relaxed.relays_bound` counts per relay, once asked for (-1: no relay): derived
         self.relay: int | None = None
-        self._hash: int | None = None
         self._colors: frozenset[str] | None = None
 
     @property
@@ -149,22 +153,6 @@ class State:
         if self._colors is None:
             self._colors = frozenset([color for _, color in self.cubes])
         return self._colors
-
-    def __hash__(self) -> int:
-        if self._hash is None:
-            self._hash = hash((self.cubes, self.served, self.cards))
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if not isinstance(other, State):
-            return NotImplemented
-        return hash(self) == hash(other) and (self.cubes, self.served, self.cards) == (
-            other.cubes,
-            other.served,
-            other.cards,
-        )
 
 
 #: The step of a plan in chain order (see :class:`PlanSearch`): any transport
@@ -428,13 +416,13 @@ class Relaxed:
         moves of an expanded state ask for several)."""
         served = state.served
         cubes = len(state.cubes)
-        firsts = sorted([v for v, _ in state.firsts], reverse=True)
-        chain_start = self.chain_start
-        relaying = sorted([r for node, _ in state.cubes if (r := chain_start[node]) >= 0], reverse=True)
-        single = list(accumulate(firsts[:actions], initial=0))
+        values, chains = state.values, state.chains
+        if values is None or chains is None:
+            values, chains = state.values, state.chains = self.sorted_values(state.cubes, state.firsts)
+        single = list(accumulate(values[: -actions - 1 : -1], initial=0))
         middle = self.relay_to_relay
-        relay_move = max(relaying[0], middle) if relaying else 0
-        chain = list(accumulate(relaying[: actions // 2], initial=0))
+        relay_move = max(chains[-1], middle) if chains else 0
+        chain = list(accumulate(chains[: -(actions // 2) - 1 : -1], initial=0))
         last = self.last(state.colors, served) if len(chain) > 1 else 0
         #: the deliveries by city, each paying more than a relay: their running totals
         deliveries = [0]
@@ -445,8 +433,7 @@ class Relaxed:
                 deliveries.append(deliveries[-1] + v)
         #: how many first moves pay more than a move from one LC or port to
         #: another: with h chains, as many of them as room allows, the rest middles
-        worth = bisect_left(firsts[::-1], middle + 1)
-        worth = len(firsts) - worth
+        worth = cubes - bisect_right(values, middle)
         out = [0]
         cards_add = self._cards_add
         held = state.cards
@@ -472,6 +459,11 @@ class Relaxed:
                 gain = self.cards_add(state, k)
             out.append((by_cube if by_cube < by_city else by_city) + gain)
         return out
+
+    def sorted_values(self, cubes: tuple[Cube, ...], firsts: tuple[tuple[int, int], ...]) -> tuple[list[int], list[int]]:
+        """:attr:`State.values` and :attr:`State.chains` of a state with these cubes and firsts."""
+        chain_start = self.chain_start
+        return sorted([v for v, _ in firsts]), sorted([r for node, _ in cubes if (r := chain_start[node]) >= 0])
 
     def relays_bound(self, state: State, actions: int) -> int:
         """The most ``actions`` more transports can earn from ``state`` when
@@ -698,8 +690,11 @@ class PlanSearch:
         self.player: Player = player(position)
         self.nodes = position.nodes
         cubes = tuple(sorted((i, good) for i, n in enumerate(position.nodes) for good in n.goods))
+        #: every state built, by its cubes, served cities and cards (one object each)
+        self._canonical: dict[tuple[tuple[Cube, ...], frozenset[int], tuple[int, int]], State] = {}
         #: the start of the turn
         self.start = State(cubes, frozenset(), self.player.cards)
+        self._canonical[(cubes, self.start.served, self.start.cards)] = self.start
         #: the most one transport can earn, with the best card held
         self.top = self.walks.upper_bound()
         #: what the whole turn can earn at most (tightened by :meth:`prepare`)
@@ -707,9 +702,8 @@ class PlanSearch:
         #: the relaxed bound, once :data:`RELAX_AFTER` states are expanded
         self.relaxed: Relaxed | None = None
         self.memo: dict[tuple[State, int, Step], Entry] = {}
-        #: the states built, by their cubes, served cities and cards before and after :meth:`canonical`
+        #: the states built, by their cubes, served cities and cards before :meth:`canonical`
         self._built: dict[tuple[tuple[Cube, ...], frozenset[int], tuple[int, int]], State] = {}
-        self._canonical: dict[tuple[tuple[Cube, ...], frozenset[int], tuple[int, int]], State] = {}
         self._onward: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
         #: the same by the whole set of served cities (one look-up where most are repeats)
         self._onward_served: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
@@ -764,12 +758,21 @@ class PlanSearch:
         served: frozenset[int],
         cards: tuple[int, int],
         dead: bool = True,
+        values: list[int] | None = None,
+        chains: list[int] | None = None,
     ) -> State:
         """The state without the cubes that can never move again (no relaxed
         destination, even with a card; only looked for where ``dead``) and
         the served cities that matter to no cube left."""
         if dead and any(to < 0 for _, to in firsts):
             live = [i for i, (_, to) in enumerate(firsts) if to >= 0]
+            if values is not None and chains is not None and self.relaxed is not None:
+                chain_start = self.relaxed.chain_start
+                for (node, _), (v, to) in zip(cubes, firsts):
+                    if to < 0:
+                        values.remove(v)
+                        if (r := chain_start[node]) >= 0:
+                            chains.remove(r)
             cubes, firsts = (
                 tuple(cubes[i] for i in live),
                 tuple(firsts[i] for i in live),
@@ -778,11 +781,15 @@ class PlanSearch:
         if served and WHITE not in colors:
             served = frozenset(s for s in served if self.nodes[s].color in colors)
         key = (cubes, served, cards)
-        known = self._canonical.get(key)
-        if known is not None and len(known.firsts) >= len(firsts):
-            return known
-        state = self._canonical[key] = State(cubes, served, cards, firsts)
-        state._colors = colors
+        state = self._canonical.get(key)
+        if state is None:
+            state = self._canonical[key] = State(cubes, served, cards, firsts)
+            state._colors = colors
+        elif len(state.firsts) >= len(firsts):
+            return state
+        else:  # built before the relaxed bound was: its firsts now
+            state.firsts = firsts
+        state.values, state.chains = values, chains
         return state
 
     def after(self, state: State, move: Move) -> State:
@@ -810,19 +817,36 @@ class PlanSearch:
             return known
         firsts = list(state.firsts)
         dead = False  # a cube that looked again found no destination
+        # the parent's sorted incomes and chain starts, changed where the firsts change
+        values, chains = state.values, state.chains
+        if relaxed is None or values is None or chains is None:
+            values = chains = None
+        else:
+            chain_start = relaxed.chain_start
+            values, chains = values.copy(), chains.copy()
+            values.remove(firsts[i][0])
+            if (r := chain_start[move.cube[0]]) >= 0:
+                chains.remove(r)
         if relaxed is not None:
             del firsts[i]
             if delivery:
                 to = move.to
                 for k, first in enumerate(firsts):
                     if first[1] == to:
-                        firsts[k] = first = relaxed.best(relaxed.options(cubes[k]), served)
-                        dead = dead or first[1] < 0
+                        firsts[k] = new = relaxed.best(relaxed.options(cubes[k]), served)
+                        dead = dead or new[1] < 0
+                        if values is not None:
+                            values.remove(first[0])
+                            insort(values, new[0])
             else:
                 first = relaxed.best(relaxed.options(cube), served)
                 firsts.insert(j, first)
                 dead = first[1] < 0
-        known = self._built[key] = self.canonical(key[0], tuple(firsts), served, cards, dead)
+                if values is not None and chains is not None:
+                    insort(values, first[0])
+                    if (r := relaxed.chain_start[cube[0]]) >= 0:
+                        insort(chains, r)
+        known = self._built[key] = self.canonical(key[0], tuple(firsts), served, cards, dead, values, chains)
         return known
 
     def onward(self, cube: Cube, served: frozenset[int], cards: tuple[int, int]) -> tuple[int, int]:
