@@ -352,7 +352,7 @@ class Relaxed:
                         into[to] = max(into.get(to, 0), v)
         self.into_city = sorted(((v, to) for to, v in into.items()), reverse=True)
         self._from_relays: dict[str, list[tuple[int, int]]] = {}
-        self._cards_add: dict[tuple[tuple[int, int], int], int] = {}
+        self._gains: dict[tuple[int, int], list[int]] = {}
         self._last: dict[tuple[frozenset[str], frozenset[int]], int] = {}
 
     def accepts(self, to: int, color: str) -> bool:
@@ -416,9 +416,7 @@ class Relaxed:
         moves of an expanded state ask for several)."""
         served = state.served
         cubes = len(state.cubes)
-        values, chains = state.values, state.chains
-        if values is None or chains is None:
-            values, chains = state.values, state.chains = self.sorted_values(state.cubes, state.firsts)
+        values, chains = self.sorted_values(state)
         single = list(accumulate(values[: -actions - 1 : -1], initial=0))
         middle = self.relay_to_relay
         relay_move = max(chains[-1], middle) if chains else 0
@@ -435,8 +433,7 @@ class Relaxed:
         #: another: with h chains, as many of them as room allows, the rest middles
         worth = cubes - bisect_right(values, middle)
         out = [0]
-        cards_add = self._cards_add
-        held = state.cards
+        gains = self.gains(state.cards, actions)
         chains = len(chain) - 1
         for k in range(1, actions + 1):
             top = k if k < cubes else cubes
@@ -454,48 +451,43 @@ class Relaxed:
                 h += 1
             d = top if top < len(deliveries) else len(deliveries) - 1
             by_city = deliveries[d] + (k - d) * relay_move
-            gain = cards_add.get((held, k))
-            if gain is None:
-                gain = self.cards_add(state, k)
-            out.append((by_cube if by_cube < by_city else by_city) + gain)
+            out.append((by_cube if by_cube < by_city else by_city) + gains[k])
         return out
 
-    def sorted_values(self, cubes: tuple[Cube, ...], firsts: tuple[tuple[int, int], ...]) -> tuple[list[int], list[int]]:
-        """:attr:`State.values` and :attr:`State.chains` of a state with these cubes and firsts."""
-        chain_start = self.chain_start
-        return sorted([v for v, _ in firsts]), sorted([r for node, _ in cubes if (r := chain_start[node]) >= 0])
+    def sorted_values(self, state: State) -> tuple[list[int], list[int]]:
+        """:attr:`State.values` and :attr:`State.chains` (found here unless carried from the state before)."""
+        values, chains = state.values, state.chains
+        if values is None or chains is None:
+            chain_start = self.chain_start
+            values = state.values = sorted([v for v, _ in state.firsts])
+            chains = state.chains = sorted([r for node, _ in state.cubes if (r := chain_start[node]) >= 0])
+        return values, chains
 
     def relays_bound(self, state: State, actions: int) -> int:
         """The most ``actions`` more transports can earn from ``state`` when
         all of them are relays (the plan's closing relays in chain order)."""
         relay = state.relay
         if relay is None:
-            to_relay = self.to_relay
-            relaying = self.relaying_sites
-            relay = state.relay = (
-                max(max([to_relay[node] for node, _ in state.cubes]), self.relay_to_relay)
-                if any([node in relaying for node, _ in state.cubes])
-                else -1
-            )
+            chains = self.sorted_values(state)[1]
+            relay = state.relay = max(chains[-1], self.relay_to_relay) if chains else -1
         if relay < 0:
             return 0
         return actions * relay + self.cards_add(state, actions)
 
-    def cards_add(self, state: State, actions: int) -> int:
-        """The most the bid cards held can add to ``actions`` transports."""
-        key = (state.cards, actions)
-        if key not in self._cards_add:
+    def gains(self, cards: tuple[int, int], actions: int) -> list[int]:
+        """:meth:`cards_add` of ``cards`` held for 0 to ``actions`` transports."""
+        known = self._gains.get(cards)
+        if known is None or len(known) <= actions:
             held = sorted(
-                (
-                    gain
-                    for gain, count in zip(self.card_gain, state.cards)
-                    for _ in range(min(count, actions))
-                    if gain > 0
-                ),
+                (gain for gain, count in zip(self.card_gain, cards) for _ in range(min(count, actions)) if gain > 0),
                 reverse=True,
             )
-            self._cards_add[key] = sum(held[:actions])
-        return self._cards_add[key]
+            known = self._gains[cards] = [sum(held[:k]) for k in range(actions + 1)]
+        return known
+
+    def cards_add(self, state: State, actions: int) -> int:
+        """The most the bid cards held can add to ``actions`` transports."""
+        return self.gains(state.cards, actions)[actions]
 
     def last(self, colors: frozenset[str], served: frozenset[int]) -> int:
         """The most a transport from an LC or port pays a cube of one of ``colors``, ``served`` served."""
@@ -810,7 +802,7 @@ class PlanSearch:
             cube = (move.to, move.cube[1])
             j = bisect_left(cubes, cube)
             cubes.insert(j, cube)
-        cards = use_card(state.cards, move.card)
+        cards = state.cards if move.card is None else use_card(state.cards, move.card)
         key = (tuple(cubes), served, cards)
         known = self._built.get(key)
         if known is not None and (relaxed is None or len(known.firsts) == len(known.cubes)):
