@@ -694,6 +694,8 @@ class PlanSearch:
         #: the relaxed bound, once :data:`RELAX_AFTER` states are expanded
         self.relaxed: Relaxed | None = None
         self.memo: dict[tuple[State, int, Step], Entry] = {}
+        #: per set of served cities and colours of cubes left, the served cities that matter
+        self._matter: dict[tuple[frozenset[int], frozenset[str]], frozenset[int]] = {}
         #: the states built, by their cubes, served cities and cards before :meth:`canonical`
         self._built: dict[tuple[tuple[Cube, ...], frozenset[int], tuple[int, int]], State] = {}
         self._onward: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
@@ -771,7 +773,10 @@ class PlanSearch:
             )
         colors = frozenset([color for _, color in cubes])
         if served and WHITE not in colors:
-            served = frozenset(s for s in served if self.nodes[s].color in colors)
+            matter = self._matter.get((served, colors))
+            if matter is None:
+                matter = self._matter[(served, colors)] = frozenset(s for s in served if self.nodes[s].color in colors)
+            served = matter
         key = (cubes, served, cards)
         state = self._canonical.get(key)
         if state is None:
