@@ -509,8 +509,8 @@ class Neighbourhood:
         self._state = state
         self._whole: dict[int, int] = {}
         self._closing: dict[int, int] = {}
-        self._onward: dict[Cube, tuple[int, int]] = {}
         self._relayed: dict[tuple[Cube, int], int] = {}
+        self._shared: dict[int, tuple[int, int]] = {}
         self._chains: dict[tuple[str, int], int] = {}
         self._besides: dict[int, int] = {}
 
@@ -541,12 +541,16 @@ class Neighbourhood:
         key = (at, actions)
         known = self._relayed.get(key)
         if known is None:
-            deliver, relay = self.onward(at)
-            known = self.closing(actions)
-            if deliver:
-                known = max(known, deliver + self.whole(actions - 1))
-            if relay and actions >= 2:
-                known = max(known, relay + self._chain(at[1], actions))
+            state = self._state
+            deliver, relay = self.search.onward(at, state.served, state.cards)
+            shared = self._shared.get(actions)  # what every LC or port shares
+            if shared is None:
+                shared = self._shared[actions] = (self.closing(actions), self.whole(actions - 1))
+            known, whole = shared
+            if deliver and deliver + whole > known:
+                known = deliver + whole
+            if relay and actions >= 2 and (chain := relay + self._chain(at[1], actions)) > known:
+                known = chain
             self._relayed[key] = known
         return known
 
@@ -631,13 +635,6 @@ class Neighbourhood:
             assert relaxed is not None
             self._closing[actions] = relaxed.relays_bound(self.state, actions)
         return self._closing[actions]
-
-    def onward(self, cube: Cube) -> tuple[int, int]:
-        """The most a ``cube`` can earn by one delivery, and by one relay, in this state."""
-        if cube not in self._onward:
-            state = self._state
-            self._onward[cube] = self.search.onward(cube, state.served, state.cards)
-        return self._onward[cube]
 
 
 def _next_step(step: Step, move: Move) -> Step:
