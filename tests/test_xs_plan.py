@@ -257,7 +257,8 @@ def test_the_bounds_of_moves_never_cut_the_best_plan():
     there. Along that plan, the bound after each transport, found without
     the state after it (after a relay: the one every cube relayed to that LC
     shares), is never below what the rest of the plan earns, nor above the
-    bound after any delivery or any relay that cuts the moves after it."""
+    bounds after any delivery, any relay or any relay of a cube of its
+    colour that cut the moves after it."""
     position = load_position(fixture("xs-seed-size-2", actions=8))
     search = PlanSearch(position, Clock(None, None))
     search.prepare()
@@ -274,7 +275,7 @@ def test_the_bounds_of_moves_never_cut_the_best_plan():
             bound = near.delivered(left)
         else:
             bound = near.relayed_to(onward, left)
-            assert near.any_relayed(left) >= bound
+            assert near.any_relayed(left) >= near.relayed_of(move.cube[1], left) >= bound
         assert bound >= sum(incomes[i + 1 :])
         if move.to_kind != "city" and onward != xs_plan.TRAILING:
             relays += 1

@@ -554,6 +554,30 @@ class Neighbourhood:
             self._relayed[key] = known
         return known
 
+    def relayed_of(self, color: str, actions: int) -> int:
+        """A bound on ``actions`` transports after a relay of a ``color``
+        cube to any LC or port, at least :meth:`relayed_to` of each: as
+        :meth:`relayed`, the delivery on paying at most the best from any LC
+        or port (with the best card held), the relay on at most the best
+        from one to another."""
+        relaxed = self.search.relaxed
+        if relaxed is None:
+            return actions * self.search.top
+        if actions <= 0:
+            return 0
+        shared = self._shared.get(actions)
+        if shared is None:
+            shared = self._shared[actions] = (self.closing(actions), self.whole(actions - 1))
+        known, whole = shared
+        state = self._state
+        card = relaxed.cards_add(state, 1)
+        deliver = relaxed.best(relaxed.from_relays(color), state.served)[0] + card + whole
+        if deliver > known:
+            known = deliver
+        if actions >= 2 and (chain := relaxed.relay_to_relay + card + self._chain(color, actions)) > known:
+            known = chain
+        return known
+
     def _chain(self, color: str, actions: int) -> int:
         """What follows a relay of a ``color`` cube at most when the cube
         moves on (through more LCs or ports, each relay paying at most the
@@ -952,6 +976,7 @@ class PlanSearch:
         delivered: int | None = None
         relayed: int | None = None
         deliveries = relays = True
+        relays_of: dict[str, int] = {}  # the bound after a relay of a cube, per colour
         relays_to: dict[Step, int] = {}  # the bound after a relay, per step it leads to
         for move in self.moves(state, step, closing=self._closing_worth(state, actions, cut)):
             threshold = cut if cut > best_value else best_value
@@ -980,6 +1005,14 @@ class PlanSearch:
                     relays = False
                     if not deliveries:
                         break
+                    continue
+                color = move.cube[1]
+                after = relays_of.get(color)
+                if after is None:
+                    after = near.relayed_of(color, left)
+                    if self.relaxed is not None:
+                        relays_of[color] = after
+                if income + after <= threshold:
                     continue
                 onward = _next_step(step, move)
                 shared = relays_to.get(onward)
