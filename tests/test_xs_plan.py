@@ -324,7 +324,7 @@ def test_the_issues_three_lcs_board_against_the_reference(actions):
 
 
 def test_a_time_limit_holds_on_the_worst_board():
-    """The seed-size board the new search takes longest on (about 0.17 s of
+    """The seed-size board the new search takes longest on (about 0.1 s of
     CPU, 8 actions): stopped after 0.05 s it answers the best plan found,
     feasible, with a bound above the optimum (56, proven by the test below).
     The elapsed-time checks are loose (a shared machine): a guard against a

@@ -43,32 +43,45 @@ best plan from each state is searched once.
   later visit with a lower floor searches it again.
 - **Work per state**: on the seed-size boards the first plans tried are
   already best; nearly all the states expanded go to proving that nothing
-  beats them, most with a bound only 1-3 above what they must beat. The
-  bound leaves out the passing rule and that one cube cannot serve two
-  cities. Counting the passing rule by how many deliveries come before each
-  transport (a walk that passes n unserved accepting cities needs n of
-  them) cut board 3's 1,271 states at 8 actions to 1,226 only, at a
-  higher cost per state; a bound that counts each city once (the best
-  delivery there from the cubes left, not from any node) cut 1,308 to
-  1,305. Few expansions redo a state searched against a higher floor (29
+  beats them, most with a bound only 1-3 above what they must beat (and
+  5-10 above their true value, in a sample of 150). What the bound misses
+  is the passing rule: in all but 18 of board 3's 1,270 states expanded at
+  8 actions, the best transports open in that state (one per cube, as many
+  as actions are left) earn together no more than the state must beat; the
+  relaxed walks that serving a city opens are the whole excess. Counting the passing rule by how many deliveries come
+  before each transport (a walk that passes n unserved accepting cities
+  needs n of them) cut board 3's 1,271 states to 1,226 only, at a higher
+  cost per state; a bound that counts each city once (the best delivery
+  there from the cubes left, not from any node) cut 1,308 to 1,305, and a
+  chain bounded by its own LC's best onward delivery (not any LC's) would
+  cut 66. Few expansions redo a state searched against a higher floor (29
   of 1,308). So the work per state is kept small instead, by sharing it
   across states: a cube's transports are keyed by the served cities its
   walks pass or end at, and its moves and (at an LC or port) its best
-  onward delivery and relay by those and the cards held; a state's bounds
-  for every number of actions come from one pass (the chains' share in
-  closed form) and stay with it, as do its hash, its colours and what its
-  closing relays earn each. Moves are ruled out by bounds the whole state
-  shares: one after any delivery (its own), one after any relay (onward
-  from the best LC or port), and as moves come most paying first, once a
-  delivery or a relay fails its bound no later one is looked at; a relay
-  that gets past is bounded again by the LC or port it goes to, a delivery
-  by the state after it, whose own bound is tighter (it knows which cubes
-  lost their best destination) and needed anyway. Board 3 at 8 actions
-  still takes about 0.13-0.15 s of CPU (1,308 states expanded, about
-  5,500 states built, of which about 2,500 are in the memo already and
-  1,700 fall to their own bound): the cost is spread over building
-  states, their bounds and the moves of the expanded ones, none of them
-  more than a quarter.
+  onward delivery and relay by those and the cards held. A state is built
+  once per search (:meth:`PlanSearch.after` finds a repeat by its cubes,
+  served cities and cards before any work on it: half the states reached
+  are repeats) and is its own memo key, hashed by identity; it carries its
+  bounds for every number of actions (one pass, the chains' share in
+  closed form), its colours, what its closing relays earn each, and the
+  sorted incomes and chain starts the bounds count from, which the state
+  after a move takes over with the few changes the move makes. Moves are
+  ruled out by bounds the whole state shares: one after any delivery (its
+  own), one after any relay (onward from the best LC or port), and as
+  moves come most paying first, once a delivery or a relay fails its bound
+  no later one is looked at; a relay that gets past is bounded again by
+  what a relay of a cube of its colour leaves, then by the LC or port it
+  goes to, a delivery by the state after it, whose own bound is tighter
+  (it knows which cubes lost their best destination) and needed anyway
+  (looked up in the memo before the search goes into it). Board 3 at 8
+  actions takes about 0.10 s of CPU at a load below 1 (0.12-0.125 s at a
+  load of 2, where the search before these cuts took 0.145-0.15 s; 1,308
+  states expanded, about 5,500 states reached, 2,700 of them built): some
+  770 million machine instructions a solve (callgrind), against 980
+  million before. The cost is spread: a third in the interpreter's own
+  loop, the rest in hashing, dictionaries, allocation and the collector
+  (about 60 million), no Python function more than a fifth. Much less
+  needs a bound that knows the passing rule, or the search compiled.
 
 The time limit is checked while walking and every few states. When it stops
 the search, the answer is the best plan found (``status: feasible``) with a
