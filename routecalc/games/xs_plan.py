@@ -186,6 +186,10 @@ class Entry(NamedTuple):
     after: tuple[State, Step] | None = None
 
 
+#: The entry of a state whose best plan earns nothing.
+NOTHING = Entry(0, True)
+
+
 class TooManyWalks(Exception):
     """The walk tables would take more than :data:`TABLE_STEPS` steps."""
 
@@ -728,6 +732,7 @@ class PlanSearch:
         #: the relaxed bound, once :data:`RELAX_AFTER` states are expanded
         self.relaxed: Relaxed | None = None
         self.memo: dict[tuple[State, int, Step], Entry] = {}
+        self._at_most: dict[int, Entry] = {}
         #: per set of served cities and colours of cubes left, the served cities that matter
         self._matter: dict[tuple[frozenset[int], frozenset[str]], frozenset[int]] = {}
         #: the states built, by their cubes, served cities and cards before :meth:`canonical`
@@ -973,12 +978,12 @@ class PlanSearch:
         if known is None:
             bound = self.bound(state, actions, step)
             if bound <= cut:
-                self.memo[key] = Entry(bound, False)
+                self.memo[key] = self.at_most(bound)
                 return bound, False
         self.expanded += 1
         if self.expanded % CLOCK_EVERY == 0 and self.clock.out_of_time():
             raise OutOfTime
-        best_value, best = 0, Entry(0, True)
+        best_value, best = 0, NOTHING
         near = Neighbourhood(self, state)
         memo = self.memo
         left = actions - 1
@@ -1044,7 +1049,7 @@ class PlanSearch:
                 if seen is not None and (seen.exact or seen.value <= floor):
                     rest, exact = seen.value, seen.exact
                 elif seen is None and (rest := self.bound(following, left, onward)) <= floor:
-                    memo[below] = Entry(rest, False)
+                    memo[below] = self.at_most(rest)
                     exact = False
                 else:
                     self._path.append((move, state))
@@ -1056,11 +1061,19 @@ class PlanSearch:
                 best_value = income + rest
                 best = Entry(best_value, True, move, (following, onward))
         if best.value <= cut:
-            self.memo[key] = Entry(cut if known is None else min(cut, known.value), False)
+            self.memo[key] = self.at_most(cut if known is None else min(cut, known.value))
             return self.memo[key].value, False
         self.memo[key] = best
         self._offer(key)
         return best.value, True
+
+    def at_most(self, value: int) -> Entry:
+        """The entry of a state whose best plan earns at most ``value`` (one
+        per value: most states searched get one)."""
+        entry = self._at_most.get(value)
+        if entry is None:
+            entry = self._at_most[value] = Entry(value, False)
+        return entry
 
     def _offer(self, key: tuple[State, int, Step]) -> None:
         """A best plan from ``key`` after the current path: the incumbent if it pays more."""
