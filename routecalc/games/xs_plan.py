@@ -74,12 +74,12 @@ best plan from each state is searched once.
   goes to, a delivery by the state after it, whose own bound is tighter
   (it knows which cubes lost their best destination) and needed anyway
   (looked up in the memo before the search goes into it). Board 3 at 8
-  actions takes 0.11-0.125 s of CPU at a load of 2-2.6, where the search
-  before these cuts took 0.13-0.15 s in the same windows (1,308 states
-  expanded, about 5,500 states reached, 2,700 of them built): some 760
-  million machine instructions a solve (callgrind, a count the load does
-  not change), against 970 million before, so about 0.10 s where that
-  search took 0.128 s on a quiet machine. The cost is spread: a third in
+  actions takes 0.099-0.105 s of CPU at a load of 1 (0.11-0.125 s at 2-2.6),
+  where the search before these cuts took 0.128-0.138 s (0.13-0.15 s) in
+  the same windows (1,308 states expanded, about 5,500 states reached,
+  2,700 of them built): some 760 million machine instructions a solve
+  (callgrind, a count the load does not change), against 970 million
+  before. The cost is spread: a third in
   the interpreter's own loop, the rest in hashing, dictionaries,
   allocation and the collector (about 60 million), no Python function
   more than a fifth. Much less needs a bound that knows the passing rule,
