@@ -450,7 +450,7 @@ class PathModel:
                 f"CP-SAT answered {solver.StatusName(code)} on a model that always "
                 f"has a solution (no routes): {solver.SolutionInfo()}"
             )
-        revenue = sum(r.revenue for r in routes)
+        revenue = _revenue(routes)
         if code == cp_model.INFEASIBLE:
             status, bound = "infeasible", -1  # no route set earns what was demanded
         elif code == cp_model.OPTIMAL:
@@ -579,12 +579,13 @@ def maxima_together(
     for t, most in caps.items():
         model.demand_train(t, most)
     status, routes, _, _ = model.solve(_until(deadline), work=work)
-    if routes and sum(r.revenue for r in routes) == sum(caps.values()):
+    if routes and _revenue(routes) == sum(caps.values()):
         return "optimal", routes
     return status, []
 
 
 def _revenue(routes: list[Route]) -> int:
+    """What a route set earns."""
     return sum(r.revenue for r in routes)
 
 
@@ -604,7 +605,7 @@ def _answer(
 ) -> dict:
     """CP-SAT's answer: optimal when the routes earn ``bound`` (a bound below
     their revenue is raised to it)."""
-    revenue = sum(r.revenue for r in routes)
+    revenue = _revenue(routes)
     return answer(graph, tables, routes, started, solver="cpsat", bound=max(bound, revenue), **stats)
 
 
@@ -669,9 +670,9 @@ def solve_cpsat(
         if len(tables) > 1:
             caps, singles = single_train_maxima(graph, tables, share, known_maxima or {}, ends_at)
             singles += known_routes or []
-            if sum(caps.values()) > sum(r.revenue for r in hint):
+            if sum(caps.values()) > _revenue(hint):
                 first = one_by_one(graph, tables, singles + hint, caps, share, ends_at)
-                if sum(r.revenue for r in first) > sum(r.revenue for r in hint):
+                if _revenue(first) > _revenue(hint):
                     hint = first
             proof = "single-train maxima"
             if sum(caps.values()) > _revenue(hint):
@@ -681,19 +682,19 @@ def solve_cpsat(
                 elif together == "infeasible":
                     below = sum(caps.values()) - 1
                     known_bound = below if known_bound is None else min(known_bound, below)
-            if sum(caps.values()) <= sum(r.revenue for r in hint):
+            if sum(caps.values()) <= _revenue(hint):
                 return _answer(graph, tables, hint, started, sum(caps.values()), proof=proof)
         left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
         model = PathModel(graph, tables)
         if hint:
             model.hint(hint)
-            model.at_least(sum(r.revenue for r in hint))
+            model.at_least(_revenue(hint))
         for t, most in caps.items():
             model.bound_train(t, most)
         if known_bound is not None:
             model.at_most(known_bound)
         status, routes, bound, stats = model.solve(left, progress)
-        if sum(r.revenue for r in hint) > sum(r.revenue for r in routes):
+        if _revenue(hint) > _revenue(routes):
             routes = hint  # the solver ran out of time before it found the hinted set again
         if caps:
             bound = min(bound, sum(caps.values()))
