@@ -23,6 +23,7 @@ from strategies import positions
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.scoring import train_tables
+from routecalc.solvers import cpsat
 from routecalc.solvers.cpsat import (
     PathModel,
     candidate_stops,
@@ -320,6 +321,37 @@ def test_known_caps_keep_the_optimum(position_json, slack):
     want = solve_fast(position_, graph)["revenue"]
     got = solve_cpsat(position_, graph, known_caps=caps)
     assert (got["status"], got["revenue"], got["bound"]) == ("optimal", want, want)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_size=3, max_size=4, max_trains=3, token_rate=0.5))
+def test_maxima_a_caller_proves_are_not_proven_again(position_json):
+    """Caps 40 above the maxima are not earned together; the caller's search
+    (here handing the true maxima) is asked for every train, and CP-SAT
+    solves no train alone for its maximum: the same optimum, proven."""
+    position_ = load_position(position_json)
+    graph = compile_position(position_)
+    tables = train_tables(graph)
+    maxima, _ = single_train_maxima(graph, tables, None, {})
+    asked: list[list[int]] = []
+
+    def prove(trains):
+        asked.append(trains)
+        return {t: maxima[t] for t in trains}, []
+
+    known: list[dict] = []
+
+    def recorded(graph_, tables_, work, known_, deadline=None):
+        known.append(dict(known_))
+        return single_train_maxima(graph_, tables_, work, known_, deadline)
+
+    with mock.patch.object(cpsat, "single_train_maxima", recorded):
+        caps = {t: most + 40 for t, most in maxima.items()}
+        got = solve_cpsat(position_, graph, known_caps=caps, prove_maxima=prove)
+    want = solve_fast(position_, graph)["revenue"]
+    assert (got["status"], got["revenue"], got["bound"]) == ("optimal", want, want)
+    if len(tables) > 1:
+        assert asked == [list(range(len(tables)))] and known == [maxima]
 
 
 @pytest.mark.slow

@@ -139,8 +139,9 @@ def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch):
     """stress-1828-d-8e (a D, then an 8E): auto's enumeration stops at its
     budget; CP-SAT alone proves neither maximum within SINGLE_WORK; the
     branch and bound proves the D's 950, so CP-SAT need not, but not the
-    8E's within MAXIMUM_STEPS, which CP-SAT is left to prove (the listed
-    routes earn 640 and 360)."""
+    8E's within MAXIMUM_STEPS (the listed routes earn 640 and 360). Asked
+    again once the caps demanded together have not settled it, the branch
+    and bound proves the 8E's 430 within PROOF_STEPS more."""
     from routecalc.solvers import cpsat
 
     handed: dict = {}
@@ -161,6 +162,10 @@ def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch):
     assert maxima["D"]["cpsat_route"] < 950 < maxima["D"]["cpsat_bound"]
     assert (maxima["8E"]["maximum"], maxima["8E"]["steps"]) == (None, auto.MAXIMUM_STEPS)
     assert maxima["8E"]["cpsat_route"] < 430 < maxima["8E"]["cpsat_bound"]
+    proven, routes = handed["prove_maxima"]([1])
+    assert proven == {1: 430} and [(r.train, r.revenue) for r in routes] == [(1, 430)]
+    assert maxima["8E"]["maximum"] == 430
+    assert auto.MAXIMUM_STEPS < maxima["8E"]["steps"] <= auto.MAXIMUM_STEPS + auto.PROOF_STEPS
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -33,6 +33,15 @@ Two bounds come out of one pass, and the lower counts:
   middling stops down another). Each ``theta`` of
   :attr:`ChainWork.thresholds` is tried.
 
+Where every stop weight the train may be paid is a ``theta`` tried, the
+train has one way to fill its pay slots (no ``fill``) and no group's visits
+left fall below its slots, the thresholds are never looser than the lists
+(with ``theta`` the ``P``-th best listed weight, no chain holds more than
+the list's ``P`` weights above it, each at most the list's), so such a
+group is summed, not listed (:attr:`ChainWork.lists`): a third less work
+a step, with the same routes cut (express trains: stress-1828-d-8e's 8E,
+stress-express's 8E and 6E).
+
 The two open ends of a route not yet grown both ways are one root: the
 extensions and the route make one simple path through it, down at most two
 of its chains, or into one of its blocks and down two chains below that.
@@ -154,11 +163,14 @@ class ChainWork(NamedTuple):
     room: np.ndarray  # int64[G]
     reached: np.ndarray  # int64[N]: search stamp that reached the stop (as a stop the route may pay)
     stamp: np.ndarray  # int64[1]
+    lists: np.ndarray  # int64[1]: 0 when the thresholds bound at least as tight (groups with room summed)
 
 
-def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = None) -> ChainWork:
+def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = None, lists: bool = True) -> ChainWork:
     """Scratch space for a train with ``groups`` distance groups and these
-    ``thresholds`` (Python-side, as every kernel's arrays are)."""
+    ``thresholds`` (Python-side, as every kernel's arrays are); ``lists``
+    False when the thresholds are every weight the train may be paid and it
+    has no ``fill``."""
     g, k = max(groups, 1), MOST_LISTED
     n = np.zeros(num_stops, np.int64)
     thresholds = np.zeros(0, np.int64) if thresholds is None else thresholds
@@ -185,6 +197,7 @@ def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = 
         np.zeros(g, np.int64),
         n.copy(),
         np.zeros(1, np.int64),
+        np.full(1, int(lists), np.int64),
     )
 
 
@@ -192,7 +205,7 @@ _i64, _u64, _bool = types.int64[::1], types.uint64[::1], types.boolean[::1]
 _i64_2d, _i64_3d, _u64_2d = types.int64[:, ::1], types.int64[:, :, ::1], types.uint64[:, ::1]
 TRACK_POINTS = record(TrackPoints, _i64, _i64, _i64)
 CHAIN_WORK = record(
-    ChainWork, *(_i64,) * 8, _i64_2d, _i64_3d, *(_i64_2d,) * 3, _i64_3d, *(_i64,) * 7
+    ChainWork, *(_i64,) * 8, _i64_2d, _i64_3d, *(_i64_2d,) * 3, _i64_3d, *(_i64,) * 8
 )  # one type a field, in ChainWork's order
 
 
@@ -259,7 +272,12 @@ def route_bound(
         can_pay = pay_slots[j] + (pay_slots[0] if pt.fill and j != 0 else 0)
         if left <= 0 or can_pay <= 0:
             listed[j] = 0
-        elif pt.every or can_pay >= num_stops or min(left, can_pay) > MOST_LISTED:
+        elif (
+            pt.every
+            or can_pay >= num_stops
+            or min(left, can_pay) > MOST_LISTED
+            or (cw.lists[0] == 0 and left >= can_pay)
+        ):
             listed[j] = -1
         else:
             listed[j] = min(left, can_pay)

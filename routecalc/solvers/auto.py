@@ -29,6 +29,8 @@ kernel lists each train's routes within a budget of routes kept per train
   then solves the whole problem seeded with that set and those routes,
   capped by the single-train maxima or, where one is unproven, CP-SAT's
   bounds, first demanded together: those known it does not prove again.
+  If that does not settle it, the branch and bound gets ``PROOF_STEPS``
+  more for each kind still unproven, before CP-SAT solves it alone.
 
 The answer's ``solver`` names the solver that produced it and
 ``stats["auto"]`` says why that one ran.
@@ -61,11 +63,18 @@ COMBINATION_WORK = 200_000_000
 #: (a seed for CP-SAT, not a proof).
 SEED_WORK = 10_000_000
 #: Enumeration kernel steps (routes extended, each bounded) the branch and
-#: bound may take for one kind of train's single-train maximum before CP-SAT
-#: proves it instead: some 0.1-0.2 s of one core (stress-1828-d-8e's D takes
-#: 6,252; its 8E 170,900, where CP-SAT takes 6 s, but a larger budget cost
-#: stress-1867-express-8, whose trains it does not prove in 10x that, 4 s more).
+#: bound may take for one kind of train's single-train maximum before the
+#: caps are demanded together: some 0.1-0.2 s of one core (stress-1828-d-8e's
+#: D takes 6,252).
 MAXIMUM_STEPS = 10_000
+#: The same, once demanding the caps together has not settled the answer,
+#: before CP-SAT solves the train alone: some 2.5-5 s of one core, less than
+#: CP-SAT takes where its short try did not prove the maximum
+#: (stress-1828-d-8e's 8E: 170,900 steps, 2.5 s, where CP-SAT takes 6 s).
+#: Asked only then, since it would cost stress-1867-express-8, whose trains
+#: it does not prove in 400,000 steps but whose caps are earned together,
+#: 7 s more.
+PROOF_STEPS = 250_000
 #: CP-SAT deterministic time (about seconds of one idle core) for all the
 #: kinds of trains solved alone before the branch and bound takes those it
 #: did not prove: most long trains are proven in a tenth of it.
@@ -138,8 +147,15 @@ def solve_auto(
     greedy = listed_routes(greedy_choice(listed), listed, graph)
     if sum(r.revenue for r in greedy) > sum(r.revenue for r in routes):
         routes = greedy  # the combination search stopped before it reached the greedy set
-    maxima, caps, best, searched = _maxima(graph, tables, listed, Clock(_left(time_limit, started), progress))
+    clock = Clock(_left(time_limit, started), progress)
+    maxima, caps, best, searched = _maxima(graph, tables, listed, clock)
     ceiling = sum(caps.values())
+
+    def prove(trains: list[int]) -> tuple[dict[int, int], list[Route]]:
+        known = {r.train: r for r in best}
+        proven = _branch_and_bound(graph, listed, trains, known, searched, clock, PROOF_STEPS)
+        return proven, [known[t] for t in trains if t in known]
+
     result = solve_cpsat(
         position,
         graph,
@@ -149,6 +165,7 @@ def solve_auto(
         known_maxima=maxima,
         known_caps=caps,
         known_routes=best,
+        prove_maxima=prove,
     )
     result["stats"]["auto"] = {
         "solver": "cpsat",
@@ -186,17 +203,54 @@ def _maxima(
         name = found.table.train.name
         if t in maxima or name in searched:
             continue
-        kind = [i for i, other in enumerate(listed) if other is found]
-        known = max([int(found.revenue[0]) if len(found.revenue) else 0] + [best[i].revenue for i in kind if i in best])
+        kind = _kind(listed, t)
+        known = _known(listed, t, best)
         searched[name] = {"cpsat_bound": bounds[t], "cpsat_route": known}
         if known >= bounds[t]:
             maxima.update({i: known for i in kind})
+    unproven = [t for t in range(len(listed)) if t not in maxima]
+    maxima.update(_branch_and_bound(graph, listed, unproven, best, searched, clock, MAXIMUM_STEPS))
+    caps = {t: maxima.get(t, min(found.upper, bounds[t])) for t, found in enumerate(listed)}
+    return maxima, caps, list(best.values()), searched
+
+
+def _kind(listed: list[TrainRoutes], t: int) -> list[int]:
+    """The trains identical to train t (t included)."""
+    return [i for i, other in enumerate(listed) if other is listed[t]]
+
+
+def _known(listed: list[TrainRoutes], t: int, best: dict[int, Route]) -> int:
+    """The best revenue known for train t's kind: listed, or a route found."""
+    found = listed[t]
+    return max(
+        [int(found.revenue[0]) if len(found.revenue) else 0] + [best[i].revenue for i in _kind(listed, t) if i in best]
+    )
+
+
+def _branch_and_bound(
+    graph: TrackGraph,
+    listed: list[TrainRoutes],
+    trains: list[int],
+    best: dict[int, Route],
+    searched: dict,
+    clock: Clock,
+    steps: int,
+) -> dict[int, int]:
+    """The maxima the branch and bound proves, within ``steps`` kernel steps
+    per kind, for the kinds of ``trains`` (by train); a better route found
+    goes into ``best``, the steps taken and the maximum into ``searched``
+    (the steps adding up over calls)."""
+    maxima: dict[int, int] = {}
+    done: set[str] = set()
+    for t in trains:
+        name = listed[t].table.train.name
+        if name in done or searched[name].get("maximum") is not None:
             continue
-        maximum = single_train_maximum(graph, t, found.table, known, clock, MAXIMUM_STEPS)
-        searched[name].update(maximum=maximum.revenue, steps=maximum.steps)
+        done.add(name)
+        maximum = single_train_maximum(graph, t, listed[t].table, _known(listed, t, best), clock, steps)
+        searched[name].update(maximum=maximum.revenue, steps=searched[name].get("steps", 0) + maximum.steps)
         if maximum.route is not None:
             best[t] = maximum.route
         if maximum.revenue is not None:
-            maxima.update({i: maximum.revenue for i in kind})
-    caps = {t: maxima.get(t, min(found.upper, bounds[t])) for t, found in enumerate(listed)}
-    return maxima, caps, list(best.values()), searched
+            maxima.update({i: maximum.revenue for i in _kind(listed, t)})
+    return maxima

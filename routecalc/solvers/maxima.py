@@ -73,6 +73,16 @@ def thresholds(prices: PayTable) -> np.ndarray:
     return values.astype(np.int64)
 
 
+def lists_needed(prices: PayTable, values: np.ndarray) -> bool:
+    """Whether the bound needs its per-group lists beside the threshold
+    bounds at ``values``: unless those are every weight the train may be
+    paid and it has no ``fill`` (see :mod:`routecalc.kernels.longest`)."""
+    if prices.fill:
+        return True
+    paid = np.unique(prices.weight[(prices.group >= 0) & (prices.weight > 0)])
+    return not np.isin(paid, values).all()
+
+
 def single_train_maximum(
     graph: TrackGraph, t: int, table: TrainTable, known: int, clock: Clock, step_limit: int | None
 ) -> Maximum:
@@ -82,7 +92,8 @@ def single_train_maximum(
     prices = pay_table(table, graph, graph.position.rules.bonuses(graph.position))
     arrays = richest_first(graph_arrays(graph), prices.weight)
     points = track_points(graph, int(table.gauge_bit))
-    prune = enum.new_prune(len(table.pay), max(known, 0) + 1, points, thresholds(prices))
+    values = thresholds(prices)
+    prune = enum.new_prune(len(table.pay), max(known, 0) + 1, points, values, lists_needed(prices, values))
     found = enumerate_train(graph, arrays, table, prices, None, clock, (0.0, 0.0), step_limit, prune)
     route = None
     if len(found.revenue):
