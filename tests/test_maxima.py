@@ -8,18 +8,20 @@ fixtures."""
 from __future__ import annotations
 
 import json
+from unittest import mock
 
 import numpy as np
 import pytest
 from conftest import ROOT
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import positions
 
 from routecalc.graph import compile_position
 from routecalc.model import load_position, load_position_file
-from routecalc.scoring import train_tables
+from routecalc.scoring import pay_table, train_tables
 from routecalc.solvers import auto
+from routecalc.solvers import maxima as branch_and_bound
 from routecalc.solvers.fast import Clock, enumerate_company
 from routecalc.solvers.maxima import single_train_maximum
 from routecalc.solvers.reference import enumerate_routes
@@ -86,6 +88,26 @@ def test_maxima_of_long_trains_equal_the_enumerations(position_json, train):
     assert listed.complete
     assert maximum(graph, 0) == listed.upper
     assert maximum(graph, 0, int(np.min(listed.revenue, initial=0))) == listed.upper
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(
+    positions(min_size=4, max_size=7, max_trains=1, token_rate=0.3), st.sampled_from(("8", "5E", "8E", LONG_TRAINS[-1]))
+)
+def test_the_thresholds_alone_cut_what_the_lists_cut(position_json, train):
+    """Trains with one way to fill their slots and no visit limit below them:
+    the bound without its best-weights lists is never looser (the lists'
+    groups are summed instead, which is sometimes tighter: short chains are
+    not mixed), so the search takes no more steps to the same maximum."""
+    position = load_position({**position_json, "trains": [train]})
+    graph = compile_position(position)
+    table = train_tables(graph)[0]
+    prices = pay_table(table, graph, position.rules.bonuses(position))
+    assume(not branch_and_bound.lists_needed(prices, branch_and_bound.thresholds(prices)))
+    without = single_train_maximum(graph, 0, table, 0, Clock(None, None), None)
+    with mock.patch.object(branch_and_bound, "lists_needed", lambda *_: True):
+        kept = single_train_maximum(graph, 0, table, 0, Clock(None, None), None)
+    assert without.revenue == kept.revenue and without.steps <= kept.steps
 
 
 def stress_maxima(path) -> list[tuple[int, str, object]]:

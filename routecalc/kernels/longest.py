@@ -39,8 +39,8 @@ left fall below its slots, the thresholds are never looser than the lists
 (with ``theta`` the ``P``-th best listed weight, no chain holds more than
 the list's ``P`` weights above it, each at most the list's), so such a
 group is summed, not listed (:attr:`ChainWork.lists`): a third less work
-a step, with the same routes cut (express trains: stress-1828-d-8e's 8E,
-stress-express's 8E and 6E).
+a step, and never more steps (the same on stress-1828-d-8e's 8E and
+stress-express's 8E and 6E; summing can be tighter, as it mixes no chains).
 
 The two open ends of a route not yet grown both ways are one root: the
 extensions and the route make one simple path through it, down at most two
