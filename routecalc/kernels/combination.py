@@ -84,26 +84,7 @@ MAX_INDEX_BYTES = 256 * 2**20
 _i64, _bool, _u64_2d, _i64_2d = types.int64[::1], types.boolean[::1], types.uint64[:, ::1], types.int64[:, ::1]
 #: numba types of the tuples, as the fast solver builds them.
 ROUTE_LISTS = record(RouteLists, _u64_2d, _i64, _i64, _i64, _bool, _u64_2d, _i64)
-COMB_STATE = record(
-    CombState,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _u64_2d,
-    _i64,
-    _i64,
-    _i64_2d,
-    _i64_2d,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-)
+COMB_STATE = record(CombState, *(_i64,) * 7, _u64_2d, _i64, _i64, _i64_2d, _i64_2d, *(_i64,) * 5)
 
 
 @kernel((_u64_2d, _u64_2d, types.int64))

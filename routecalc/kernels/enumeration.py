@@ -195,13 +195,7 @@ GRAPH_ARRAYS = record(GraphArrays, _i64, _i64, _i64, _i64, _i64, _u64, _i64, _u6
 WALK = record(Walk, _i64, types.int64, types.int64, types.boolean)
 DFS_STATE = record(
     DfsState,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
-    _i64,
+    *(_i64,) * 7,
     _bool,
     _i64,
     _bool,
