@@ -20,7 +20,7 @@ from strategies import positions
 from routecalc.graph import compile_position
 from routecalc.model import load_position, load_position_file
 from routecalc.scoring import pay_table, train_tables
-from routecalc.solvers import auto
+from routecalc.solvers import auto, fast
 from routecalc.solvers import maxima as branch_and_bound
 from routecalc.solvers.fast import Clock, enumerate_company
 from routecalc.solvers.maxima import single_train_maximum
@@ -95,7 +95,7 @@ def test_maxima_of_long_trains_equal_the_enumerations(position_json, train):
     positions(min_size=4, max_size=7, max_trains=1, token_rate=0.3), st.sampled_from(("8", "5E", "8E", LONG_TRAINS[-1]))
 )
 def test_the_thresholds_alone_cut_what_the_lists_cut(position_json, train):
-    """Trains with one way to fill their slots and no visit limit below them:
+    """Trains with one way to fill their slots, no connect bonus and no visit limit below them:
     the bound without its best-weights lists is never looser (the lists'
     groups are summed instead, which is sometimes tighter: short chains are
     not mixed), so the search takes no more steps to the same maximum."""
@@ -108,6 +108,21 @@ def test_the_thresholds_alone_cut_what_the_lists_cut(position_json, train):
     with mock.patch.object(branch_and_bound, "lists_needed", lambda *_: True):
         kept = single_train_maximum(graph, 0, table, 0, Clock(None, None), None)
     assert without.revenue == kept.revenue and without.steps <= kept.steps
+
+
+def test_the_branch_and_bound_takes_no_step_past_the_clock():
+    """Called once the time limit has passed (auto's second search, after
+    the caps demanded together took the rest), it stops before its first
+    step; with time left it looks at the clock every BOUNDED_CHUNK steps."""
+    position = load_position_file(ROOT / "fixtures" / "stress-1828-d-8e.json")
+    graph = compile_position(position)
+    table = train_tables(graph)[1]
+    late = single_train_maximum(graph, 1, table, 429, Clock(0.0, None), None)
+    assert (late.revenue, late.steps) == (None, 0)
+    ticks = iter(range(1_000_000))
+    with mock.patch("time.perf_counter", lambda: float(next(ticks))):
+        stopped = single_train_maximum(graph, 1, table, 429, Clock(10.0, None), None)
+    assert stopped.revenue is None and 0 < stopped.steps <= 10 * fast.BOUNDED_CHUNK
 
 
 def stress_maxima(path) -> list[tuple[int, str, object]]:
