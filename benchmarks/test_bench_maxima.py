@@ -2,7 +2,7 @@
 (pytest-benchmark), its bound with and without the best-weights lists in
 the same run (1828 8E: 3.83 -> 2.77 s, express 8E: 1.90 -> 1.37 s, a ratio
 of 1.38 both, load 1.6). Where the threshold bounds are at least as tight (one way to
-fill the pay slots, no visit limit below them, every paid weight a
+fill the pay slots, no connect bonus, no visit limit below them, every paid weight a
 threshold) the lists are not kept (:mod:`routecalc.kernels.longest`).
 
 The search starts from one below the train's maximum, as auto's does from

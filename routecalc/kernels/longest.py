@@ -34,8 +34,8 @@ Two bounds come out of one pass, and the lower counts:
   :attr:`ChainWork.thresholds` is tried.
 
 Where every stop weight the train may be paid is a ``theta`` tried, the
-train has one way to fill its pay slots (no ``fill``) and no group's visits
-left fall below its slots, the thresholds are never looser than the lists
+train has one way to fill its pay slots (no ``fill``), no connect bonus,
+and no group's visits left fall below its slots, the thresholds are never looser than the lists
 (with ``theta`` the ``P``-th best listed weight, no chain holds more than
 the list's ``P`` weights above it, each at most the list's), so such a
 group is summed, not listed (:attr:`ChainWork.lists`): a third less work

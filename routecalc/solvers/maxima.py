@@ -20,7 +20,7 @@ import numpy as np
 from ..graph import TrackGraph
 from ..kernels import enumeration as enum
 from ..kernels.longest import track_points
-from ..kernels.payment import PayTable
+from ..kernels.payment import VISIT, PayTable
 from ..routes import Route
 from ..scoring import TrainTable, pay_table
 from .fast import Clock, enumerate_train, graph_arrays, listed_routes
@@ -76,8 +76,11 @@ def thresholds(prices: PayTable) -> np.ndarray:
 def lists_needed(prices: PayTable, values: np.ndarray) -> bool:
     """Whether the bound needs its per-group lists beside the threshold
     bounds at ``values``: unless those are every weight the train may be
-    paid and it has no ``fill`` (see :mod:`routecalc.kernels.longest`)."""
-    if prices.fill:
+    paid, it has no ``fill`` and no connect bonus (whose threshold part,
+    counted down the chains that reach a stop it needs, may count a chain
+    twice: a random board took 8 steps without the lists, 7 with them).
+    See :mod:`routecalc.kernels.longest`."""
+    if prices.fill or (prices.bonus_kind != VISIT).any():
         return True
     paid = np.unique(prices.weight[(prices.group >= 0) & (prices.weight > 0)])
     return not np.isin(paid, values).all()
