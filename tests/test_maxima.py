@@ -125,6 +125,15 @@ def test_the_branch_and_bound_takes_no_step_past_the_clock():
     assert stopped.revenue is None and 0 < stopped.steps <= 10 * fast.BOUNDED_CHUNK
 
 
+def test_no_train_is_enumerated_after_one_runs_out_of_work():
+    """stress-1828-d-8e: the D runs out of its half of the steps, so the 8E
+    lists nothing (the fast solver cannot answer without both)."""
+    graph = compile_position(load_position_file(ROOT / "fixtures" / "stress-1828-d-8e.json"))
+    listed = enumerate_company(graph, train_tables(graph), auto.ROUTE_BUDGET, Clock(None, None), 20_000)
+    assert (listed[0].out_of_work, listed[0].steps) == (True, 10_000)
+    assert (listed[1].out_of_work, listed[1].steps, len(listed[1].revenue)) == (True, 0, 0)
+
+
 def stress_maxima(path) -> list[tuple[int, str, object]]:
     """Per kind of train of a stress fixture whose enumeration stops at auto's
     budget: (train, name, what auto's branch and bound finds from the best

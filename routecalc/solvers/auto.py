@@ -18,7 +18,8 @@ kernel lists each train's routes within a budget of routes kept per train
   search, so the answer is the fast solver's, the best set of the routes
   listed so far, ``feasible`` with a true bound.
 - Stopped by the budget (long trains on a big board: diesels, express
-  trains, 1867 trains that pass towns for free): what was listed is kept.
+  trains, 1867 trains that pass towns for free): what was listed is kept,
+  and the trains after the first to run out are not enumerated.
   The combination search picks the best set of the listed routes (within
   ``SEED_WORK``). Each kind of train whose enumeration did not finish
   is solved alone by CP-SAT within ``SINGLE_WORK`` (deterministic time);

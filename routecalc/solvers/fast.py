@@ -246,7 +246,10 @@ def enumerate_company(
     kernel steps for all trains together (shared evenly, what a train leaves
     going to the trains after it, so that each lists its best routes near
     its tokens), or at ``ENUMERATION_SHARE`` of the clock's time limit;
-    trains it did not reach list nothing."""
+    trains it did not reach list nothing. Once one train runs out of its
+    share the trains after it are not enumerated: the fast solver needs
+    every train's routes, and the searches that take over find the others'
+    maxima for less (stress-1867-towns: 0.44 -> 0.18 s of enumeration)."""
     if route_limit is not None and (
         isinstance(route_limit, bool) or not isinstance(route_limit, int) or route_limit < 1
     ):
@@ -261,7 +264,7 @@ def enumerate_company(
             continue
         j = distinct.index(table.train)
         prices = pay_table(table, graph, bonuses)
-        if step_limit is not None and steps >= step_limit:
+        if step_limit is not None and (steps >= step_limit or any(f.out_of_work for f in found.values())):
             found[table.train] = _nothing(graph, table, prices, out_of_work=True)
         elif clock.out_of_time(ENUMERATION_SHARE):
             found[table.train] = _nothing(graph, table, prices, out_of_work=False)
