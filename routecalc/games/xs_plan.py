@@ -143,12 +143,12 @@ class State:
     def __init__(
         self,
         cubes: tuple[Cube, ...],
-        served: frozenset[int],
+        served: int,
         cards: tuple[int, int],
         firsts: tuple[tuple[int, int], ...] = (),
     ):
         self.cubes = cubes  # sorted, one entry per cube
-        self.served = served  # cities served during the turn that still matter
+        self.served = served  # cities served during the turn that still matter, a bit per node
         self.cards = cards  # double_distance and as_level_8 cards left
         #: per cube, its best relaxed transport (income, destination): derived, not part of the key
         self.firsts = firsts
@@ -214,43 +214,44 @@ class WalkTable:
         self.limit = limit
         self.steps = 0
         nodes = walks.position.nodes
-        #: per colour, the cities that would accept a cube of it
-        self.accepting: dict[str, frozenset[int]] = {}
+        #: per colour, the cities that would accept a cube of it (a bit per node)
+        self.accepting: dict[str, int] = {}
         self._kinds: dict[str, dict[int, str]] = {}
         for color in {WHITE, *(good for n in nodes for good in n.goods)}:
             kinds = {i: kind for i, n in enumerate(nodes) if (kind := destination_kind(n, color, frozenset(), i))}
             self._kinds[color] = kinds
-            self.accepting[color] = frozenset(i for i, kind in kinds.items() if kind == "city")
+            self.accepting[color] = sum(1 << i for i, kind in kinds.items() if kind == "city")
         trails = self.trails
         self._hops = trails.hops
         #: per cube: destination -> passed cities (a bit per node) -> distance -> cells
         self._walks: dict[Cube, dict[int, dict[int, dict[int, list[str]]]]] = {}
-        self._reach: dict[tuple[Cube, frozenset[int]], Reach] = {}
-        #: per cube walked, the nodes its walks pass or end at
-        self._touched: dict[Cube, frozenset[int]] = {}
+        self._reach: dict[tuple[Cube, int], Reach] = {}
+        #: per cube walked, the nodes its walks pass or end at (a bit per node)
+        self._touched: dict[Cube, int] = {}
 
-    def reach(self, cube: Cube, served: frozenset[int]) -> Reach:
-        """The transports of ``cube`` with ``served`` served, as the reference's walks give them."""
+    def reach(self, cube: Cube, served: int) -> Reach:
+        """The transports of ``cube`` with the cities of the mask ``served``
+        served, as the reference's walks give them."""
         color = cube[1]
         if cube not in self._walks:
             walks = self._walks[cube] = self._walk(cube)
-            touched = set(walks)
-            for by_passed in walks.values():
+            touched = 0
+            for to, by_passed in walks.items():
+                touched |= 1 << to
                 for passed in by_passed:
-                    touched.update(n for n in range(passed.bit_length()) if passed >> n & 1)
-            self._touched[cube] = frozenset(touched)
+                    touched |= passed
+            self._touched[cube] = touched
         # only the served cities its walks pass or end at change a cube's transports
         relevant = served & self.accepting[color] & self._touched[cube]
         key = (cube, relevant)
         if key not in self._reach:
-            allowed = sum(1 << n for n in relevant)
             kinds = self._kinds[color]
-            reach = Reach(cube, {n: kind for n, kind in kinds.items() if n not in relevant})
+            reach = Reach(cube, {n: kind for n, kind in kinds.items() if not relevant >> n & 1})
             for to, by_passed in self._walks[cube].items():
-                if to in relevant:
+                if relevant >> to & 1:
                     continue
                 for passed, by_distance in by_passed.items():
-                    if passed & ~allowed:
+                    if passed & ~relevant:
                         continue
                     for d, cells in by_distance.items():
                         bits = reach.distances.get(to, 0)
@@ -273,7 +274,7 @@ class WalkTable:
 
         def mask(passed: tuple[int, ...]) -> int:
             if passed not in masks:
-                masks[passed] = sum(1 << n for n in passed if n in accepting)
+                masks[passed] = sum(1 << n for n in passed if accepting >> n & 1)
             return masks[passed]
 
         def arrive(n: int, d: int, passed: int) -> None:
@@ -372,7 +373,7 @@ class Relaxed:
         self.into_city = sorted(((v, to) for to, v in into.items()), reverse=True)
         self._from_relays: dict[str, list[tuple[int, int]]] = {}
         self._gains: dict[tuple[int, int], list[int]] = {}
-        self._last: dict[tuple[frozenset[str], frozenset[int]], int] = {}
+        self._last: dict[tuple[frozenset[str], int], int] = {}
 
     def accepts(self, to: int, color: str) -> bool:
         return self.kinds[to] != "city" or color == WHITE or self.nodes[to].color == color
@@ -398,11 +399,11 @@ class Relaxed:
         return self._from_relays[color]
 
     @staticmethod
-    def best(options: list[tuple[int, int]], served: frozenset[int]) -> tuple[int, int]:
-        """The first of ``options`` to a destination not served ((0, -1): none,
-        the cube never moves again)."""
+    def best(options: list[tuple[int, int]], served: int) -> tuple[int, int]:
+        """The first of ``options`` to a destination not in the mask ``served``
+        ((0, -1): none, the cube never moves again)."""
         for option in options:
-            if option[1] not in served:
+            if not served >> option[1] & 1:
                 return option
         return (0, -1)
 
@@ -446,7 +447,7 @@ class Relaxed:
         for v, to in self.into_city:
             if len(deliveries) > actions or v <= relay_move:
                 break
-            if to not in served:
+            if not served >> to & 1:
                 deliveries.append(deliveries[-1] + v)
         #: how many first moves pay more than a move from one LC or port to
         #: another: with h chains, as many of them as room allows, the rest middles
@@ -508,7 +509,7 @@ class Relaxed:
         """The most the bid cards held can add to ``actions`` transports."""
         return self.gains(state.cards, actions)[actions]
 
-    def last(self, colors: frozenset[str], served: frozenset[int]) -> int:
+    def last(self, colors: frozenset[str], served: int) -> int:
         """The most a transport from an LC or port pays a cube of one of ``colors``, ``served`` served."""
         key = (colors, served)
         if key not in self._last:
@@ -723,9 +724,9 @@ class PlanSearch:
         self.nodes = position.nodes
         cubes = tuple(sorted((i, good) for i, n in enumerate(position.nodes) for good in n.goods))
         #: every state built, by its cubes, served cities and cards (one object each)
-        self._canonical: dict[tuple[tuple[Cube, ...], frozenset[int], tuple[int, int]], State] = {}
+        self._canonical: dict[tuple[tuple[Cube, ...], int, tuple[int, int]], State] = {}
         #: the start of the turn
-        self.start = State(cubes, frozenset(), self.player.cards)
+        self.start = State(cubes, 0, self.player.cards)
         self._canonical[(cubes, self.start.served, self.start.cards)] = self.start
         #: the most one transport can earn, with the best card held
         self.top = self.walks.upper_bound()
@@ -735,23 +736,22 @@ class PlanSearch:
         self.relaxed: Relaxed | None = None
         self.memo: dict[tuple[State, int, Step], Entry] = {}
         self._at_most: dict[int, Entry] = {}
-        #: per set of served cities and colours of cubes left, the served cities that matter
-        self._matter: dict[tuple[frozenset[int], frozenset[str]], frozenset[int]] = {}
+        #: per set of colours of cubes left, the cities a served one of which matters (a bit per node)
+        self._matter: dict[frozenset[str], int] = {}
         #: the states built, by their cubes, served cities and cards before :meth:`canonical`
-        self._built: dict[tuple[tuple[Cube, ...], frozenset[int], tuple[int, int]], State] = {}
-        self._onward: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
+        self._built: dict[tuple[tuple[Cube, ...], int, tuple[int, int]], State] = {}
+        self._onward: dict[tuple[Cube, int, tuple[int, int]], tuple[int, int]] = {}
         #: the same by the whole set of served cities (one look-up where most are repeats)
-        self._onward_served: dict[tuple[Cube, frozenset[int], tuple[int, int]], tuple[int, int]] = {}
+        self._onward_served: dict[tuple[Cube, int, tuple[int, int]], tuple[int, int]] = {}
         #: per colour, the cities that would accept a cube of it (kept when the tables are dropped)
         self._accepting = table.accepting
-        self._relevant: dict[tuple[str, frozenset[int]], frozenset[int]] = {}
         #: the transports of a cube per set of served cities that would accept it
         #: (of the walk tables or the reference's walks)
-        self._reaches: dict[tuple[Cube, frozenset[int]], Reach] = {}
+        self._reaches: dict[tuple[Cube, int], Reach] = {}
         #: per set of served cities and cards held, each cube's moves
-        self._moves_here: dict[tuple[frozenset[int], tuple[int, int]], dict[Cube, list[Move]]] = {}
+        self._moves_here: dict[tuple[int, tuple[int, int]], dict[Cube, list[Move]]] = {}
         #: and its moves, per such set and cards held
-        self._moves: dict[tuple[Cube, frozenset[int], tuple[int, int]], list[Move]] = {}
+        self._moves: dict[tuple[Cube, int, tuple[int, int]], list[Move]] = {}
         self.expanded = 0
         self.best_income = 0
         self.best_plan: list[tuple[Move, State]] = []
@@ -790,7 +790,7 @@ class PlanSearch:
         self,
         cubes: tuple[Cube, ...],
         firsts: tuple[tuple[int, int], ...],
-        served: frozenset[int],
+        served: int,
         cards: tuple[int, int],
         dead: bool = True,
         values: list[int] | None = None,
@@ -814,10 +814,10 @@ class PlanSearch:
             )
         colors = frozenset([color for _, color in cubes])
         if served and WHITE not in colors:
-            matter = self._matter.get((served, colors))
+            matter = self._matter.get(colors)
             if matter is None:
-                matter = self._matter[(served, colors)] = frozenset(s for s in served if self.nodes[s].color in colors)
-            served = matter
+                matter = self._matter[colors] = sum(1 << i for i, n in enumerate(self.nodes) if n.color in colors)
+            served &= matter
         key = (cubes, served, cards)
         state = self._canonical.get(key)
         if state is None:
@@ -843,7 +843,7 @@ class PlanSearch:
         served = state.served
         delivery = move.to_kind == "city"
         if delivery:
-            served = served | {move.to}
+            served |= 1 << move.to
         else:
             cube = (move.to, move.cube[1])
             j = bisect_left(cubes, cube)
@@ -887,13 +887,13 @@ class PlanSearch:
         known = self._built[key] = self.canonical(key[0], tuple(firsts), served, cards, dead, values, chains)
         return known
 
-    def onward(self, cube: Cube, served: frozenset[int], cards: tuple[int, int]) -> tuple[int, int]:
+    def onward(self, cube: Cube, served: int, cards: tuple[int, int]) -> tuple[int, int]:
         """The most ``cube`` can earn by one delivery, and by one relay, with
         ``served`` served and ``cards`` held (many states share them)."""
         known = self._onward_served.get((cube, served, cards))
         if known is not None:
             return known
-        key = (cube, self.relevant(cube[1], served), cards)
+        key = (cube, served & self._accepting[cube[1]], cards)
         known = self._onward.get(key)
         if known is None:
             moves = self.reach(cube, served).moves(self.player, cards)
@@ -904,19 +904,12 @@ class PlanSearch:
         self._onward_served[(cube, served, cards)] = known
         return known
 
-    def relevant(self, color: str, served: frozenset[int]) -> frozenset[int]:
-        """The cities of ``served`` that would accept a ``color`` cube: all
-        that its transports depend on (many sets of served cities share them)."""
-        key = (color, served)
-        known = self._relevant.get(key)
-        if known is None:
-            known = self._relevant[key] = served & self._accepting[color]
-        return known
-
-    def reach(self, cube: Cube, served: frozenset[int]) -> Reach:
-        """The transports of ``cube``, ``served`` served: from the walk tables,
-        or the reference's walks once the tables have grown too large."""
-        key = (cube, self.relevant(cube[1], served))
+    def reach(self, cube: Cube, served: int) -> Reach:
+        """The transports of ``cube``, the cities of the mask ``served`` served:
+        from the walk tables, or the reference's walks once the tables have
+        grown too large. Only the served cities that would accept the cube
+        change them (many sets of served cities share them)."""
+        key = (cube, served & self._accepting[cube[1]])
         reach = self._reaches.get(key)
         if reach is not None:
             return reach
@@ -926,7 +919,7 @@ class PlanSearch:
                 return reach
             except TooManyWalks:
                 self.table_steps, self.table = self.table.steps, None
-        reach = self.walks.reach(cube[0], cube[1], served)
+        reach = self.walks.reach(cube[0], cube[1], frozenset(n for n in range(served.bit_length()) if served >> n & 1))
         assert reach is not None  # walked when not yet cached
         self._reaches[key] = reach
         return reach
@@ -946,7 +939,7 @@ class PlanSearch:
             previous = cube
             moves = here.get(cube)
             if moves is None:
-                key = (cube, self.relevant(cube[1], served), cards)
+                key = (cube, served & self._accepting[cube[1]], cards)
                 moves = self._moves.get(key)
                 if moves is None:
                     moves = self._moves[key] = self.reach(cube, served).moves(self.player, cards)
