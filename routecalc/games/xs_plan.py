@@ -93,7 +93,7 @@ true bound: the bound of the start of the turn.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
-from itertools import accumulate
+from itertools import accumulate, product
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -138,16 +138,18 @@ class State:
     state once (:meth:`PlanSearch.canonical`), so a state is equal only to
     itself and hashed by identity: it is a memo key many times over."""
 
-    __slots__ = ("cubes", "served", "cards", "firsts", "values", "chains", "bounds", "relay", "_colors")
+    __slots__ = ("cubes", "code", "served", "cards", "firsts", "values", "chains", "bounds", "relay", "_colors")
 
     def __init__(
         self,
         cubes: tuple[Cube, ...],
+        code: int,
         served: int,
         cards: tuple[int, int],
         firsts: tuple[tuple[int, int], ...] = (),
     ):
         self.cubes = cubes  # sorted, one entry per cube
+        self.code = code  # the same as one number (:meth:`PlanSearch.code`): the key's part
         self.served = served  # cities served during the turn that still matter, a bit per node
         self.cards = cards  # double_distance and as_level_8 cards left
         #: per cube, its best relaxed transport (income, destination): derived, not part of the key
@@ -721,13 +723,25 @@ class PlanSearch:
         self.table_steps = 0
         self.clock = clock
         self.player: Player = player(position)
-        self.nodes = position.nodes
+        self.nodes = nodes = position.nodes
         cubes = tuple(sorted((i, good) for i, n in enumerate(position.nodes) for good in n.goods))
+        # a state's cubes as one number: a field per node a cube may lie on (its start, an LC
+        # or port) and colour, wide enough to count every cube
+        sites = sorted({node for node, _ in cubes} | {i for i, n in enumerate(nodes) if n.kind in DESTINATION_KINDS})
+        colors = sorted({color for _, color in cubes})
+        width = len(cubes).bit_length()
+        #: per cube, a one in its field of a state's code
+        self._unit = {(site, color): 1 << width * k for k, (site, color) in enumerate(product(sites, colors))}
+        #: per colour, the fields of its cubes
+        self._fields = [
+            (color, sum((self._unit[(site, color)] << width) - self._unit[(site, color)] for site in sites))
+            for color in colors
+        ]
         #: every state built, by its cubes, served cities and cards (one object each)
-        self._canonical: dict[tuple[tuple[Cube, ...], int, tuple[int, int]], State] = {}
+        self._canonical: dict[tuple[int, int, tuple[int, int]], State] = {}
         #: the start of the turn
-        self.start = State(cubes, 0, self.player.cards)
-        self._canonical[(cubes, self.start.served, self.start.cards)] = self.start
+        self.start = State(cubes, sum(self._unit[cube] for cube in cubes), 0, self.player.cards)
+        self._canonical[(self.start.code, self.start.served, self.start.cards)] = self.start
         #: the most one transport can earn, with the best card held
         self.top = self.walks.upper_bound()
         #: what the whole turn can earn at most (tightened by :meth:`prepare`)
@@ -739,7 +753,7 @@ class PlanSearch:
         #: per set of colours of cubes left, the cities a served one of which matters (a bit per node)
         self._matter: dict[frozenset[str], int] = {}
         #: the states built, by their cubes, served cities and cards before :meth:`canonical`
-        self._built: dict[tuple[tuple[Cube, ...], int, tuple[int, int]], State] = {}
+        self._built: dict[tuple[int, int, tuple[int, int]], State] = {}
         self._onward: dict[tuple[Cube, int, tuple[int, int]], tuple[int, int]] = {}
         #: the same by the whole set of served cities (one look-up where most are repeats)
         self._onward_served: dict[tuple[Cube, int, tuple[int, int]], tuple[int, int]] = {}
@@ -784,21 +798,24 @@ class PlanSearch:
             return state
         relaxed = self.relaxed
         firsts = tuple(relaxed.best(relaxed.options(c), state.served) for c in state.cubes)
-        return self.canonical(state.cubes, firsts, state.served, state.cards)
+        return self.canonical(state.cubes, state.code, firsts, state.served, state.cards, colors=state._colors)
 
     def canonical(
         self,
         cubes: tuple[Cube, ...],
+        code: int,
         firsts: tuple[tuple[int, int], ...],
         served: int,
         cards: tuple[int, int],
         dead: bool = True,
         values: list[int] | None = None,
         chains: list[int] | None = None,
+        colors: frozenset[str] | None = None,
     ) -> State:
         """The state without the cubes that can never move again (no relaxed
         destination, even with a card; only looked for where ``dead``) and
-        the served cities that matter to no cube left."""
+        the served cities that matter to no cube left (``colors``: of the
+        cubes, where known)."""
         if dead and any(to < 0 for _, to in firsts):
             live = [i for i, (_, to) in enumerate(firsts) if to >= 0]
             if values is not None and chains is not None and self.relaxed is not None:
@@ -808,20 +825,25 @@ class PlanSearch:
                         values.remove(v)
                         if (r := chain_start[node]) >= 0:
                             chains.remove(r)
+            for cube, (_, to) in zip(cubes, firsts):
+                if to < 0:
+                    code -= self._unit[cube]
             cubes, firsts = (
                 tuple(cubes[i] for i in live),
                 tuple(firsts[i] for i in live),
             )
-        colors = frozenset([color for _, color in cubes])
+            colors = None
+        if colors is None:
+            colors = frozenset([color for color, field in self._fields if code & field])
         if served and WHITE not in colors:
             matter = self._matter.get(colors)
             if matter is None:
                 matter = self._matter[colors] = sum(1 << i for i, n in enumerate(self.nodes) if n.color in colors)
             served &= matter
-        key = (cubes, served, cards)
+        key = (code, served, cards)
         state = self._canonical.get(key)
         if state is None:
-            state = self._canonical[key] = State(cubes, served, cards, firsts)
+            state = self._canonical[key] = State(cubes, code, served, cards, firsts)
             state._colors = colors
         elif len(state.firsts) >= len(firsts):
             return state
@@ -837,22 +859,25 @@ class PlanSearch:
         relaxed = self.relaxed
         if relaxed is not None and len(state.firsts) != len(state.cubes):
             state = self.with_firsts(state)
-        cubes = list(state.cubes)
-        i = cubes.index(move.cube)
-        del cubes[i]
+        code = state.code - self._unit[move.cube]
         served = state.served
         delivery = move.to_kind == "city"
         if delivery:
             served |= 1 << move.to
         else:
             cube = (move.to, move.cube[1])
-            j = bisect_left(cubes, cube)
-            cubes.insert(j, cube)
+            code += self._unit[cube]
         cards = state.cards if move.card is None else use_card(state.cards, move.card)
-        key = (tuple(cubes), served, cards)
+        key = (code, served, cards)
         known = self._built.get(key)
         if known is not None and (relaxed is None or len(known.firsts) == len(known.cubes)):
             return known
+        cubes = list(state.cubes)
+        i = cubes.index(move.cube)
+        del cubes[i]
+        if not delivery:
+            j = bisect_left(cubes, cube)
+            cubes.insert(j, cube)
         firsts = list(state.firsts)
         dead = False  # a cube that looked again found no destination
         # the parent's sorted incomes and chain starts, changed where the firsts change
@@ -884,7 +909,10 @@ class PlanSearch:
                     insort(values, first[0])
                     if (r := relaxed.chain_start[cube[0]]) >= 0:
                         insort(chains, r)
-        known = self._built[key] = self.canonical(key[0], tuple(firsts), served, cards, dead, values, chains)
+        colors = None if delivery else state._colors  # a relay keeps the colours
+        known = self._built[key] = self.canonical(
+            tuple(cubes), code, tuple(firsts), served, cards, dead, values, chains, colors
+        )
         return known
 
     def onward(self, cube: Cube, served: int, cards: tuple[int, int]) -> tuple[int, int]:
