@@ -733,10 +733,10 @@ class PlanSearch:
         #: per cube, a one in its field of a state's code
         self._unit = {(site, color): 1 << width * k for k, (site, color) in enumerate(product(sites, colors))}
         #: per colour, the fields of its cubes
-        self._fields = [
-            (color, sum((self._unit[(site, color)] << width) - self._unit[(site, color)] for site in sites))
+        self._fields = {
+            color: sum((self._unit[(site, color)] << width) - self._unit[(site, color)] for site in sites)
             for color in colors
-        ]
+        }
         #: every state built, by its cubes, served cities and cards (one object each)
         self._canonical: dict[tuple[int, int, tuple[int, int]], State] = {}
         #: the start of the turn
@@ -834,7 +834,7 @@ class PlanSearch:
             )
             colors = None
         if colors is None:
-            colors = frozenset([color for color, field in self._fields if code & field])
+            colors = frozenset([color for color, field in self._fields.items() if code & field])
         if served and WHITE not in colors:
             matter = self._matter.get(colors)
             if matter is None:
@@ -909,7 +909,9 @@ class PlanSearch:
                     insort(values, first[0])
                     if (r := relaxed.chain_start[cube[0]]) >= 0:
                         insort(chains, r)
-        colors = None if delivery else state._colors  # a relay keeps the colours
+        colors = state.colors
+        if delivery and not code & self._fields[move.cube[1]]:  # the last cube of its colour
+            colors = colors - {move.cube[1]}
         known = self._built[key] = self.canonical(
             tuple(cubes), code, tuple(firsts), served, cards, dead, values, chains, colors
         )
