@@ -443,7 +443,7 @@ class Relaxed:
         middle = self.relay_to_relay
         relay_move = max(chains[-1], middle) if chains else 0
         chain = list(accumulate(chains[: -(actions // 2) - 1 : -1], initial=0))
-        last = self.last(state.colors, served) if len(chain) > 1 else 0
+        last = -1  # the best move from an LC or port (:meth:`last`), once a chain is counted
         #: the deliveries by city, each paying more than a relay: their running totals
         deliveries = [0]
         for v, to in self.into_city:
@@ -459,20 +459,23 @@ class Relaxed:
         chains = len(chain) - 1
         for k in range(1, actions + 1):
             top = k if k < cubes else cubes
+            d = top if top < len(deliveries) else len(deliveries) - 1
+            by_city = deliveries[d] + (k - d) * relay_move
+            # the bound is the less of the two counts: chains are counted only while by cube is less
             by_cube = single[top]
             h = 1
-            while h <= chains and 2 * h <= k:
+            while by_cube < by_city and h <= chains and 2 * h <= k:
                 n = k - 2 * h  # the first moves beside h chains: as many as pay more than a middle
                 if n > cubes - h:
                     n = cubes - h
                 if n > worth:
                     n = worth
+                if last < 0:
+                    last = self.last(state.colors, served)
                 value = single[n] + chain[h] + h * last + (k - 2 * h - n) * middle
                 if value > by_cube:
                     by_cube = value
                 h += 1
-            d = top if top < len(deliveries) else len(deliveries) - 1
-            by_city = deliveries[d] + (k - d) * relay_move
             out.append((by_cube if by_cube < by_city else by_city) + gains[k])
         return out
 
