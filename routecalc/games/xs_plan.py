@@ -1017,15 +1017,16 @@ class PlanSearch:
         left = actions - 1
         most = left * self.top
         # what the moves after any delivery, and after any relay, earn at most, once asked for;
-        # moves come most paying first and the threshold only rises, so once a delivery fails
-        # its bound every later one does too (``deliveries`` turns False), and so for relays
+        # moves come most paying first and the threshold (what a move must beat: the floor, or
+        # the best found here) only rises, so once a delivery fails its bound every later one
+        # does too (``deliveries`` turns False), and so for relays, and for relays of one colour
+        threshold = cut if cut > 0 else 0
         delivered: int | None = None
         relayed: int | None = None
         deliveries = relays = True
         relays_of: dict[str, int] = {}  # the bound after a relay of a cube, per colour
         relays_to: dict[Step, int] = {}  # the bound after a relay, per step it leads to
         for move in self.moves(state, step, closing=self._closing_worth(state, actions, cut)):
-            threshold = cut if cut > best_value else best_value
             income = move.income
             if income + most <= threshold:
                 break
@@ -1042,23 +1043,25 @@ class PlanSearch:
                     continue
                 onward = FREE
             else:
-                if not relays:
-                    continue
-                after = near.any_relayed(left) if relayed is None else relayed
-                if self.relaxed is not None:
-                    relayed = after
-                if income + after <= threshold:
-                    relays = False
-                    if not deliveries:
-                        break
-                    continue
                 color = move.cube[1]
                 after = relays_of.get(color)
-                if after is None:
-                    after = near.relayed_of(color, left)
+                if after is None:  # the first relay of its colour: first the bound after any relay
+                    if not relays:
+                        continue
+                    after = near.any_relayed(left) if relayed is None else relayed
+                    if self.relaxed is not None:
+                        relayed = after
+                    if income + after <= threshold:
+                        relays = False
+                        if not deliveries:
+                            break
+                        continue
+                    after = near.relayed_of(color, left)  # at most the bound after any relay
                     if self.relaxed is not None:
                         relays_of[color] = after
                 if income + after <= threshold:
+                    if not deliveries and relayed is not None and income + relayed <= threshold:
+                        break  # nor does any later relay get past the bound after any relay
                     continue
                 onward = _next_step(step, move)
                 shared = relays_to.get(onward)
@@ -1088,6 +1091,8 @@ class PlanSearch:
             if exact and income + rest > best_value:
                 best_value = income + rest
                 best = Entry(best_value, True, move, (following, onward))
+                if best_value > threshold:
+                    threshold = best_value
         if best.value <= cut:
             self.memo[key] = self.at_most(cut if known is None else min(cut, known.value))
             return self.memo[key].value, False
