@@ -102,6 +102,7 @@ from ..limits import Limits
 from ..rules.xs import (
     CARDS,
     DESTINATION_KINDS,
+    MAX_ACTIONS,
     WHITE,
     Player,
     TurnState,
@@ -376,6 +377,7 @@ class Relaxed:
         self._from_relays: dict[str, list[tuple[int, int]]] = {}
         self._gains: dict[tuple[int, int], list[int]] = {}
         self._last: dict[tuple[frozenset[str], int], int] = {}
+        self._deliveries: dict[tuple[int, int], list[int]] = {}
 
     def accepts(self, to: int, color: str) -> bool:
         return self.kinds[to] != "city" or color == WHITE or self.nodes[to].color == color
@@ -444,13 +446,8 @@ class Relaxed:
         relay_move = max(chains[-1], middle) if chains else 0
         chain = list(accumulate(chains[: -(actions // 2) - 1 : -1], initial=0))
         last = -1  # the best move from an LC or port (:meth:`last`), once a chain is counted
-        #: the deliveries by city, each paying more than a relay: their running totals
-        deliveries = [0]
-        for v, to in self.into_city:
-            if len(deliveries) > actions or v <= relay_move:
-                break
-            if not served >> to & 1:
-                deliveries.append(deliveries[-1] + v)
+        deliveries = self.deliveries(served, relay_move)
+        count = len(deliveries) - 1
         #: how many first moves pay more than a move from one LC or port to
         #: another: with h chains, as many of them as room allows, the rest middles
         worth = cubes - bisect_right(values, middle)
@@ -459,7 +456,7 @@ class Relaxed:
         chains = len(chain) - 1
         for k in range(1, actions + 1):
             top = k if k < cubes else cubes
-            d = top if top < len(deliveries) else len(deliveries) - 1
+            d = top if top < count else count
             by_city = deliveries[d] + (k - d) * relay_move
             # the bound is the less of the two counts: chains are counted only while by cube is less
             by_cube = single[top]
@@ -478,6 +475,21 @@ class Relaxed:
                 h += 1
             out.append((by_cube if by_cube < by_city else by_city) + gains[k])
         return out
+
+    def deliveries(self, served: int, relay_move: int) -> list[int]:
+        """The running totals of the deliveries by city (each to a different
+        city not in ``served``, each paying more than ``relay_move``), as many
+        as a turn may have actions (many states share them)."""
+        key = (served, relay_move)
+        known = self._deliveries.get(key)
+        if known is None:
+            known = self._deliveries[key] = [0]
+            for v, to in self.into_city:
+                if len(known) > MAX_ACTIONS or v <= relay_move:
+                    break
+                if not served >> to & 1:
+                    known.append(known[-1] + v)
+        return known
 
     def sorted_values(self, state: State) -> tuple[list[int], list[int]]:
         """:attr:`State.values` and :attr:`State.chains` (found here unless carried from the state before)."""
@@ -652,7 +664,7 @@ class Neighbourhood:
             return actions * self.search.top
         if actions <= 0:
             return 0
-        if step == TRAILING:
+        if step is TRAILING:
             return self.closing(actions)
         assert isinstance(step, tuple)
         return self.relayed(step, actions)
@@ -790,7 +802,7 @@ class PlanSearch:
             if self.expanded < RELAX_AFTER:
                 return actions * self.top
             relaxed = self.prepare()
-        if step == TRAILING:
+        if step is TRAILING:
             return relaxed.relays_bound(self.with_firsts(state), actions)
         return relaxed.bound(self.with_firsts(state), actions)
 
