@@ -232,10 +232,9 @@ class WalkTable:
         #: per cube walked, the nodes its walks pass or end at (a bit per node)
         self._touched: dict[Cube, int] = {}
 
-    def reach(self, cube: Cube, served: int) -> Reach:
-        """The transports of ``cube`` with the cities of the mask ``served``
-        served, as the reference's walks give them."""
-        color = cube[1]
+    def matters(self, cube: Cube) -> int:
+        """The cities whose being served changes the transports of ``cube``:
+        those that would accept it that its walks pass or end at (a bit per node)."""
         if cube not in self._walks:
             walks = self._walks[cube] = self._walk(cube)
             touched = 0
@@ -244,8 +243,13 @@ class WalkTable:
                 for passed in by_passed:
                     touched |= passed
             self._touched[cube] = touched
-        # only the served cities its walks pass or end at change a cube's transports
-        relevant = served & self.accepting[color] & self._touched[cube]
+        return self.accepting[cube[1]] & self._touched[cube]
+
+    def reach(self, cube: Cube, served: int) -> Reach:
+        """The transports of ``cube`` with the cities of the mask ``served``
+        served, as the reference's walks give them."""
+        color = cube[1]
+        relevant = served & self.matters(cube)
         key = (cube, relevant)
         if key not in self._reach:
             kinds = self._kinds[color]
@@ -774,6 +778,8 @@ class PlanSearch:
         self._onward_served: dict[tuple[Cube, int, tuple[int, int]], tuple[int, int]] = {}
         #: per colour, the cities that would accept a cube of it (kept when the tables are dropped)
         self._accepting = table.accepting
+        #: per cube, :meth:`matters`
+        self._matters: dict[Cube, int] = {}
         #: the transports of a cube per set of served cities that would accept it
         #: (of the walk tables or the reference's walks)
         self._reaches: dict[tuple[Cube, int], Reach] = {}
@@ -938,7 +944,7 @@ class PlanSearch:
         known = self._onward_served.get((cube, served, cards))
         if known is not None:
             return known
-        key = (cube, served & self._accepting[cube[1]], cards)
+        key = (cube, served & self.matters(cube), cards)
         known = self._onward.get(key)
         if known is None:
             moves = self.reach(cube, served).moves(self.player, cards)
@@ -949,12 +955,27 @@ class PlanSearch:
         self._onward_served[(cube, served, cards)] = known
         return known
 
+    def matters(self, cube: Cube) -> int:
+        """The cities whose being served changes the transports of ``cube``
+        (many sets of served cities share them): of the walk tables
+        (:meth:`WalkTable.matters`), or, once they are dropped, every city
+        that would accept it."""
+        known = self._matters.get(cube)
+        if known is None:
+            known = self._accepting[cube[1]]
+            if self.table is not None:
+                try:
+                    known = self.table.matters(cube)
+                except TooManyWalks:
+                    self.table_steps, self.table = self.table.steps, None
+            self._matters[cube] = known
+        return known
+
     def reach(self, cube: Cube, served: int) -> Reach:
         """The transports of ``cube``, the cities of the mask ``served`` served:
         from the walk tables, or the reference's walks once the tables have
-        grown too large. Only the served cities that would accept the cube
-        change them (many sets of served cities share them)."""
-        key = (cube, served & self._accepting[cube[1]])
+        grown too large."""
+        key = (cube, served & self.matters(cube))
         reach = self._reaches.get(key)
         if reach is not None:
             return reach
@@ -984,7 +1005,7 @@ class PlanSearch:
             previous = cube
             moves = here.get(cube)
             if moves is None:
-                key = (cube, served & self._accepting[cube[1]], cards)
+                key = (cube, served & self.matters(cube), cards)
                 moves = self._moves.get(key)
                 if moves is None:
                     moves = self._moves[key] = self.reach(cube, served).moves(self.player, cards)
