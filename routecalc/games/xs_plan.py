@@ -456,7 +456,7 @@ class Relaxed:
         #: another: with h chains, as many of them as room allows, the rest middles
         worth = cubes - bisect_right(values, middle)
         out = [0]
-        gains = self.gains(state.cards, actions)
+        gains = self.gains(state.cards)
         chains = len(chain) - 1
         for k in range(1, actions + 1):
             top = k if k < cubes else cubes
@@ -515,20 +515,26 @@ class Relaxed:
             return 0
         return actions * relay + self.cards_add(state, actions)
 
-    def gains(self, cards: tuple[int, int], actions: int) -> list[int]:
-        """:meth:`cards_add` of ``cards`` held for 0 to ``actions`` transports."""
+    def gains(self, cards: tuple[int, int]) -> list[int]:
+        """:meth:`cards_add` of ``cards`` held for 0 to :data:`MAX_ACTIONS` transports."""
         known = self._gains.get(cards)
-        if known is None or len(known) <= actions:
+        if known is None:
             held = sorted(
-                (gain for gain, count in zip(self.card_gain, cards) for _ in range(min(count, actions)) if gain > 0),
+                (
+                    gain
+                    for gain, count in zip(self.card_gain, cards)
+                    for _ in range(min(count, MAX_ACTIONS))
+                    if gain > 0
+                ),
                 reverse=True,
             )
-            known = self._gains[cards] = [sum(held[:k]) for k in range(actions + 1)]
+            known = self._gains[cards] = [sum(held[:k]) for k in range(MAX_ACTIONS + 1)]
         return known
 
     def cards_add(self, state: State, actions: int) -> int:
         """The most the bid cards held can add to ``actions`` transports."""
-        return self.gains(state.cards, actions)[actions]
+        known = self._gains.get(state.cards)
+        return (self.gains(state.cards) if known is None else known)[actions]
 
     def last(self, colors: frozenset[str], served: int) -> int:
         """The most a transport from an LC or port pays a cube of one of ``colors``, ``served`` served."""
