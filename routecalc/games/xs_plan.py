@@ -139,7 +139,7 @@ class State:
     state once (:meth:`PlanSearch.canonical`), so a state is equal only to
     itself and hashed by identity: it is a memo key many times over."""
 
-    __slots__ = ("cubes", "code", "served", "cards", "firsts", "values", "chains", "bounds", "relay", "_colors")
+    __slots__ = ("cubes", "code", "served", "cards", "colors", "firsts", "values", "chains", "bounds", "relay")
 
     def __init__(
         self,
@@ -147,12 +147,14 @@ class State:
         code: int,
         served: int,
         cards: tuple[int, int],
+        colors: frozenset[str],
         firsts: tuple[tuple[int, int], ...] = (),
     ):
         self.cubes = cubes  # sorted, one entry per cube
-        self.code = code  # the same as one number (:meth:`PlanSearch.code`): the key's part
+        self.code = code  # the same as one number (:attr:`PlanSearch.unit`): the key's part
         self.served = served  # cities served during the turn that still matter, a bit per node
         self.cards = cards  # double_distance and as_level_8 cards left
+        self.colors = colors  # of the cubes: derived
         #: per cube, its best relaxed transport (income, destination): derived, not part of the key
         self.firsts = firsts
         #: the incomes of ``firsts``, and what each cube's chain starts with where it can start
@@ -163,14 +165,6 @@ class State:
         self.bounds: list[int] = []
         #: what :meth:`Relaxed.relays_bound` counts per relay, once asked for (-1: no relay): derived
         self.relay: int | None = None
-        self._colors: frozenset[str] | None = None
-
-    @property
-    def colors(self) -> frozenset[str]:
-        """The colours of the cubes (derived, kept)."""
-        if self._colors is None:
-            self._colors = frozenset([color for _, color in self.cubes])
-        return self._colors
 
 
 #: The step of a plan in chain order (see :class:`PlanSearch`): any transport
@@ -368,7 +362,8 @@ class Relaxed:
         self.chain_start = [self.to_relay[n] if n in self.relaying_sites else -1 for n in range(len(nodes))]
         #: the most a transport from one LC or port to another pays
         self.relay_to_relay = max((self.to_relay[r] for r in self.relays), default=0)
-        self._options: dict[Cube, list[tuple[int, int]]] = {}
+        #: per cube (on any site, of any colour), :meth:`options`
+        self.options_of: dict[Cube, list[tuple[int, int]]] = {}
         #: per city, the most a delivery there pays from any site, most paying first
         colors = {color for _, color in cubes}
         into: dict[int, int] = {}
@@ -378,7 +373,15 @@ class Relaxed:
                     if self.kinds[to] == "city":
                         into[to] = max(into.get(to, 0), v)
         self.into_city = sorted(((v, to) for to, v in into.items()), reverse=True)
-        self._from_relays: dict[str, list[tuple[int, int]]] = {}
+        #: per colour, (income, destination) of relaxed transports of a cube of it from any LC or port,
+        #: most paying first
+        self.from_relays: dict[str, list[tuple[int, int]]] = {}
+        for color in colors:
+            best: dict[int, int] = {}
+            for r in self.relays:
+                for v, to in self.options((r, color)):
+                    best[to] = max(best.get(to, 0), v)
+            self.from_relays[color] = sorted(((v, to) for to, v in best.items()), reverse=True)
         self._gains: dict[tuple[int, int], list[int]] = {}
         self._last: dict[tuple[frozenset[str], int], int] = {}
         self._deliveries: dict[tuple[int, int], list[int]] = {}
@@ -388,23 +391,13 @@ class Relaxed:
 
     def options(self, cube: Cube) -> list[tuple[int, int]]:
         """(income, destination) of the cube's relaxed transports, most paying first."""
-        if cube not in self._options:
+        if cube not in self.options_of:
             node, color = cube
-            self._options[cube] = sorted(
+            self.options_of[cube] = sorted(
                 ((v, to) for to, v in self._paid[node].items() if self.accepts(to, color)),
                 reverse=True,
             )
-        return self._options[cube]
-
-    def from_relays(self, color: str) -> list[tuple[int, int]]:
-        """(income, destination) of relaxed transports of a ``color`` cube from any LC or port."""
-        if color not in self._from_relays:
-            best: dict[int, int] = {}
-            for r in self.relays:
-                for v, to in self.options((r, color)):
-                    best[to] = max(best.get(to, 0), v)
-            self._from_relays[color] = sorted(((v, to) for to, v in best.items()), reverse=True)
-        return self._from_relays[color]
+        return self.options_of[cube]
 
     @staticmethod
     def best(options: list[tuple[int, int]], served: int) -> tuple[int, int]:
@@ -542,7 +535,7 @@ class Relaxed:
         if key not in self._last:
             if len(self._last) >= SUMMARIES:
                 self._last.clear()
-            self._last[key] = max(self.best(self.from_relays(color), served)[0] for color in colors)
+            self._last[key] = max(self.best(self.from_relays[color], served)[0] for color in colors)
         return self._last[key]
 
 
@@ -618,7 +611,7 @@ class Neighbourhood:
         known, whole = shared
         state = self._state
         card = relaxed.cards_add(state, 1)
-        deliver = relaxed.best(relaxed.from_relays(color), state.served)[0] + card + whole
+        deliver = relaxed.best(relaxed.from_relays[color], state.served)[0] + card + whole
         if deliver > known:
             known = deliver
         if actions >= 2 and (chain := relaxed.relay_to_relay + card + self._chain(color, actions)) > known:
@@ -637,7 +630,7 @@ class Neighbourhood:
             relaxed = self.search.relaxed
             assert relaxed is not None
             state = self.state
-            last = relaxed.best(relaxed.from_relays(color), state.served)[0] + relaxed.cards_add(state, actions)
+            last = relaxed.best(relaxed.from_relays[color], state.served)[0] + relaxed.cards_add(state, actions)
             known = self._chains[key] = last + self._beside_chain(actions)
         return known
 
@@ -755,17 +748,17 @@ class PlanSearch:
         sites = sorted({node for node, _ in cubes} | {i for i, n in enumerate(nodes) if n.kind in DESTINATION_KINDS})
         colors = sorted({color for _, color in cubes})
         width = len(cubes).bit_length()
-        #: per cube, a one in its field of a state's code
-        self._unit = {(site, color): 1 << width * k for k, (site, color) in enumerate(product(sites, colors))}
+        #: per cube, a one in its field of a state's code (:attr:`State.code`)
+        self.unit = {(site, color): 1 << width * k for k, (site, color) in enumerate(product(sites, colors))}
         #: per colour, the fields of its cubes
         self._fields = {
-            color: sum((self._unit[(site, color)] << width) - self._unit[(site, color)] for site in sites)
+            color: sum((self.unit[(site, color)] << width) - self.unit[(site, color)] for site in sites)
             for color in colors
         }
         #: every state built, by its cubes, served cities and cards (one object each)
         self._canonical: dict[tuple[int, int, tuple[int, int]], State] = {}
         #: the start of the turn
-        self.start = State(cubes, sum(self._unit[cube] for cube in cubes), 0, self.player.cards)
+        self.start = State(cubes, sum(self.unit[cube] for cube in cubes), 0, self.player.cards, frozenset(colors))
         self._canonical[(self.start.code, self.start.served, self.start.cards)] = self.start
         #: the most one transport can earn, with the best card held
         self.top = self.walks.upper_bound()
@@ -824,8 +817,8 @@ class PlanSearch:
         if self.relaxed is None or len(state.firsts) == len(state.cubes):
             return state
         relaxed = self.relaxed
-        firsts = tuple(relaxed.best(relaxed.options(c), state.served) for c in state.cubes)
-        return self.canonical(state.cubes, state.code, firsts, state.served, state.cards, colors=state._colors)
+        firsts = tuple(relaxed.best(relaxed.options_of[c], state.served) for c in state.cubes)
+        return self.canonical(state.cubes, state.code, firsts, state.served, state.cards, colors=state.colors)
 
     def canonical(
         self,
@@ -854,7 +847,7 @@ class PlanSearch:
                             chains.remove(r)
             for cube, (_, to) in zip(cubes, firsts):
                 if to < 0:
-                    code -= self._unit[cube]
+                    code -= self.unit[cube]
             cubes, firsts = (
                 tuple(cubes[i] for i in live),
                 tuple(firsts[i] for i in live),
@@ -870,8 +863,7 @@ class PlanSearch:
         key = (code, served, cards)
         state = self._canonical.get(key)
         if state is None:
-            state = self._canonical[key] = State(cubes, code, served, cards, firsts)
-            state._colors = colors
+            state = self._canonical[key] = State(cubes, code, served, cards, colors, firsts)
         elif len(state.firsts) >= len(firsts):
             return state
         else:  # built before the relaxed bound was: its firsts now
@@ -886,14 +878,14 @@ class PlanSearch:
         relaxed = self.relaxed
         if relaxed is not None and len(state.firsts) != len(state.cubes):
             state = self.with_firsts(state)
-        code = state.code - self._unit[move.cube]
+        code = state.code - self.unit[move.cube]
         served = state.served
         delivery = move.to_kind == "city"
         if delivery:
             served |= 1 << move.to
         else:
             cube = (move.to, move.cube[1])
-            code += self._unit[cube]
+            code += self.unit[cube]
         cards = state.cards if move.card is None else use_card(state.cards, move.card)
         key = (code, served, cards)
         known = self._built.get(key)
@@ -923,13 +915,13 @@ class PlanSearch:
                 to = move.to
                 for k, first in enumerate(firsts):
                     if first[1] == to:
-                        firsts[k] = new = relaxed.best(relaxed.options(cubes[k]), served)
+                        firsts[k] = new = relaxed.best(relaxed.options_of[cubes[k]], served)
                         dead = dead or new[1] < 0
                         if values is not None:
                             values.remove(first[0])
                             insort(values, new[0])
             else:
-                first = relaxed.best(relaxed.options(cube), served)
+                first = relaxed.best(relaxed.options_of[cube], served)
                 firsts.insert(j, first)
                 dead = first[1] < 0
                 if values is not None and chains is not None:
