@@ -546,30 +546,22 @@ class Neighbourhood:
 
     def __init__(self, search: PlanSearch, state: State):
         self.search = search
-        self._state = state
-        self._whole: dict[int, int] = {}
+        #: the state, with its cubes' firsts once the relaxed bound is built (:meth:`PlanSearch.prepare`)
+        self.state = search.with_firsts(state)
         self._closing: dict[int, int] = {}
         self._relayed: dict[tuple[Cube, int], int] = {}
         self._shared: dict[int, tuple[int, int]] = {}
         self._chains: dict[tuple[str, int], int] = {}
         self._besides: dict[int, int] = {}
 
-    @property
-    def state(self) -> State:
-        """The state, with its cubes' firsts once the relaxed bound is built."""
-        if len(self._state.firsts) != len(self._state.cubes):
-            self._state = self.search.with_firsts(self._state)
-        return self._state
-
     def whole(self, actions: int) -> int:
         """The bound of ``actions`` transports of the whole state."""
-        if actions <= 0:
-            return 0
-        if actions not in self._whole:
-            relaxed = self.search.relaxed
-            assert relaxed is not None
-            self._whole[actions] = relaxed.bound(self.state, actions)
-        return self._whole[actions]
+        known = self.state.bounds
+        if len(known) > actions:
+            return known[actions]
+        relaxed = self.search.relaxed
+        assert relaxed is not None
+        return relaxed.bound(self.state, actions)
 
     def relayed(self, at: Cube, actions: int) -> int:
         """A bound on ``actions`` transports after a relay to ``at``, shared by
@@ -581,7 +573,7 @@ class Neighbourhood:
         key = (at, actions)
         known = self._relayed.get(key)
         if known is None:
-            state = self._state
+            state = self.state
             deliver, relay = self.search.onward(at, state.served, state.cards)
             shared = self._shared.get(actions)  # what every LC or port shares
             if shared is None:
@@ -609,7 +601,7 @@ class Neighbourhood:
         if shared is None:
             shared = self._shared[actions] = (self.closing(actions), self.whole(actions - 1))
         known, whole = shared
-        state = self._state
+        state = self.state
         card = relaxed.cards_add(state, 1)
         deliver = relaxed.best(relaxed.from_relays[color], state.served)[0] + card + whole
         if deliver > known:
@@ -790,11 +782,15 @@ class PlanSearch:
         self.best_income = 0
         self.best_plan: list[tuple[Move, State]] = []
         self._path: list[tuple[Move, State]] = []
+        #: the neighbourhoods of the states being expanded, innermost last
+        self._expanding: list[Neighbourhood] = []
         self._path_income = 0
 
     def prepare(self) -> Relaxed:
         """The relaxed walks behind the bound; the bound of the whole turn."""
         self.relaxed = Relaxed(self.walks, self.start.cubes)
+        for near in self._expanding:  # built before: their states' firsts now
+            near.state = self.with_firsts(near.state)
         self.start_bound = min(
             self.start_bound,
             self.relaxed.bound(self.with_firsts(self.start), self.player.actions),
@@ -1044,6 +1040,7 @@ class PlanSearch:
             raise OutOfTime
         best_value, best = 0, NOTHING
         near = Neighbourhood(self, state)
+        self._expanding.append(near)
         memo = self.memo
         left = actions - 1
         most = left * self.top
@@ -1124,6 +1121,7 @@ class PlanSearch:
                 best = Entry(best_value, True, move, (following, onward))
                 if best_value > threshold:
                     threshold = best_value
+        self._expanding.pop()
         if best.value <= cut:
             self.memo[key] = self.at_most(cut if known is None else min(cut, known.value))
             return self.memo[key].value, False
