@@ -437,7 +437,9 @@ class Relaxed:
         moves of an expanded state ask for several)."""
         served = state.served
         cubes = len(state.cubes)
-        values, chains = self.sorted_values(state)
+        values, chains = state.values, state.chains
+        if values is None or chains is None:
+            values, chains = self.sorted_values(state)
         single = list(accumulate(values[: -actions - 1 : -1], initial=0))
         middle = self.relay_to_relay
         relay_move = max(chains[-1], middle) if chains else 0
@@ -803,9 +805,12 @@ class PlanSearch:
             if self.expanded < RELAX_AFTER:
                 return actions * self.top
             relaxed = self.prepare()
+        if len(state.firsts) != len(state.cubes):
+            state = self.with_firsts(state)
         if step is TRAILING:
-            return relaxed.relays_bound(self.with_firsts(state), actions)
-        return relaxed.bound(self.with_firsts(state), actions)
+            return relaxed.relays_bound(state, actions)
+        known = state.bounds
+        return known[actions] if len(known) > actions else relaxed.bound(state, actions)
 
     def with_firsts(self, state: State) -> State:
         """``state`` with its cubes' best relaxed transports (a state made
@@ -999,7 +1004,8 @@ class PlanSearch:
             previous = cube
             moves = here.get(cube)
             if moves is None:
-                key = (cube, served & self.matters(cube), cards)
+                matters = self._matters.get(cube)
+                key = (cube, served & (self.matters(cube) if matters is None else matters), cards)
                 moves = self._moves.get(key)
                 if moves is None:
                     moves = self._moves[key] = self.reach(cube, served).moves(self.player, cards)
