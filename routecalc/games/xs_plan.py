@@ -1060,7 +1060,8 @@ class PlanSearch:
         deliveries = relays = True
         relays_of: dict[str, int] = {}  # the bound after a relay of a cube, per colour
         relays_to: dict[Step, int] = {}  # the bound after a relay, per step it leads to
-        for move in self.moves(state, step, closing=self._closing_worth(state, actions, cut)):
+        closing = step is FREE or self._closing_worth(state, actions, cut)  # (all moves are open at FREE)
+        for move in self.moves(state, step, closing):
             income = move.income
             if income + most <= threshold:
                 break
