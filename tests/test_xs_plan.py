@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 
 import pytest
 from conftest import ROOT
@@ -297,6 +298,23 @@ def test_a_state_does_not_depend_on_the_order_of_its_transports():
     two = search.after(search.after(search.start, other), first)
     assert one == two and hash(one) == hash(two)
     assert one.cubes != search.start.cubes
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards(max_cubes=8))
+def test_a_states_code_counts_its_cubes(data):
+    """Every state a search builds is found by its cubes as one number
+    (:attr:`State.code`): read field by field (one per node and colour, as
+    wide as the count of all cubes needs), it gives back the state's cubes,
+    however many of one colour were relayed to one LC or port."""
+    data["hexes"][0]["code"] = "city=revenue:0,kind:lc,goods:white|white|white;path=a:2,b:_0;path=a:3,b:_0"
+    position = load_position(data)
+    search = PlanSearch(position, Clock(None, None))
+    search.value(search.start, data["options"]["actions"], -1)
+    width = len(search.start.cubes).bit_length()
+    for state in search._canonical.values():
+        fields = {cube: state.code >> unit.bit_length() - 1 & (1 << width) - 1 for cube, unit in search.unit.items()}
+        assert {cube: n for cube, n in fields.items() if n} == Counter(state.cubes)
 
 
 @pytest.mark.parametrize("actions, revenue", [(4, 10), (5, 12), (6, 15), (7, 17), (8, 20)])
