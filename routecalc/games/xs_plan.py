@@ -61,29 +61,52 @@ best plan from each state is searched once.
   onward delivery and relay by those and the cards held. A state is built
   once per search (:meth:`PlanSearch.after` finds a repeat by its cubes,
   served cities and cards before any work on it: half the states reached
-  are repeats) and is its own memo key, hashed by identity; it carries its
-  bounds for every number of actions (one pass, the chains' share in
-  closed form), its colours, what its closing relays earn each, and the
-  sorted incomes and chain starts the bounds count from, which the state
-  after a move takes over with the few changes the move makes. Moves are
-  ruled out by bounds the whole state shares: one after any delivery (its
-  own), one after any relay (onward from the best LC or port), and as
-  moves come most paying first, once a delivery or a relay fails its bound
-  no later one is looked at; a relay that gets past is bounded again by
-  what a relay of a cube of its colour leaves, then by the LC or port it
-  goes to, a delivery by the state after it, whose own bound is tighter
-  (it knows which cubes lost their best destination) and needed anyway
-  (looked up in the memo before the search goes into it). Board 3 at 8
-  actions takes 0.099-0.105 s of CPU at a load of 1 (0.11-0.125 s at 2-2.6),
-  where the search before these cuts took 0.128-0.138 s (0.13-0.15 s) in
-  the same windows (1,308 states expanded, about 5,500 states reached,
-  2,700 of them built): some 760 million machine instructions a solve
-  (callgrind, a count the load does not change), against 970 million
-  before. The cost is spread: a third in
-  the interpreter's own loop, the rest in hashing, dictionaries,
-  allocation and the collector (about 60 million), no Python function
-  more than a fifth. Much less needs a bound that knows the passing rule,
-  or the search compiled.
+  are repeats) and is its own memo key, hashed by identity. Its key is
+  three numbers: the served cities are a bit mask of nodes and the cubes
+  one number too, a count per node a cube may lie on and colour
+  (:attr:`State.code`), so the state after a move is found by an
+  addition, a subtraction and a look-up. It carries its bounds for every
+  number of actions (one pass, the chains' share in closed form), its
+  colours, what its closing relays earn each, and the sorted incomes and
+  chain starts the bounds count from, which the state after a move takes
+  over with the few changes the move makes; what many states share is
+  found once (the deliveries by city per set of served cities, what the
+  cards add, a cube's relaxed transports). Moves are ruled out by bounds
+  the whole state shares: one after any delivery (its own), one after any
+  relay (onward from the best LC or port), and as moves come most paying
+  first, once a delivery or a relay fails its bound no later one is
+  looked at; a relay is bounded by what a relay of a cube of its colour
+  leaves (checked first once known: most relays end there), then by the
+  LC or port it goes to, a delivery by the state after it, whose own
+  bound is tighter (it knows which cubes lost their best destination) and
+  needed anyway (looked up in the memo before the search goes into it).
+  Board 3 at 8 actions (1,308 states expanded, about 5,500 states
+  reached, 2,700 of them built) takes some 571 million machine
+  instructions a solve (callgrind, a count the load does not change),
+  against 758 million before this round of work on the cost per state;
+  in CPU time 0.090-0.101 s against 0.118-0.139 s at a load of 2-2.5 in
+  the same windows (about 0.08 s at a load of 1, where the search before
+  took 0.099-0.107 s). Measured and dropped: each cube's moves sorted
+  and its relays listed apart when cached (+16 million instructions: the
+  sort of about 36 moves is an insertion sort anyway, and 1,280 caches
+  pay the lists), the moves gathered with ``groupby`` and
+  ``chain.from_iterable`` (+40 million), the cubes whose best went to a
+  delivered city found with ``compress`` (+17 million) or ``list.count``
+  (no change), the chains' loop over a range with the move from an LC
+  found before it (+15 million: found where no chain fits), and
+  ``Move`` with slots (no change); the trail map's walks with the most
+  passed grouped by their end (slower at these sizes). Counted, not
+  built, as they would cost about what they save: bounds for one number
+  of actions for states cut at once (a state expanded later pays the
+  setup again), and a delivery bounded by the state's bound without its
+  cube before the state after it is built (773 of the 1,358 states built
+  and cut at once would not be built, for a bound per kind of cube). The cost is spread: 40 % in the
+  interpreter's own loop, the rest in dictionaries, calls, allocation
+  and the collector, no Python function more than a fifth; the Python
+  calls were the dearest part left (a call costs a few hundred
+  instructions). Much less needs a bound that knows the passing rule (a
+  city no cube left can be delivered to blocks for the rest of the turn:
+  not tried), or the search compiled.
 
 The time limit is checked while walking and every few states. When it stops
 the search, the answer is the best plan found (``status: feasible``) with a
