@@ -790,8 +790,6 @@ class PlanSearch:
         #: the states built, by their cubes, served cities and cards before :meth:`canonical`
         self._built: dict[tuple[int, int, tuple[int, int]], State] = {}
         self._onward: dict[tuple[Cube, int, tuple[int, int]], tuple[int, int]] = {}
-        #: the same by the whole set of served cities (one look-up where most are repeats)
-        self._onward_served: dict[tuple[Cube, int, tuple[int, int]], tuple[int, int]] = {}
         #: per colour, the cities that would accept a cube of it (kept when the tables are dropped)
         self._accepting = table.accepting
         #: per cube, :meth:`matters`
@@ -963,10 +961,8 @@ class PlanSearch:
     def onward(self, cube: Cube, served: int, cards: tuple[int, int]) -> tuple[int, int]:
         """The most ``cube`` can earn by one delivery, and by one relay, with
         ``served`` served and ``cards`` held (many states share them)."""
-        known = self._onward_served.get((cube, served, cards))
-        if known is not None:
-            return known
-        key = (cube, served & self.matters(cube), cards)
+        matters = self._matters.get(cube)
+        key = (cube, served & (self.matters(cube) if matters is None else matters), cards)
         known = self._onward.get(key)
         if known is None:
             moves = self.reach(cube, served).moves(self.player, cards)
@@ -974,7 +970,6 @@ class PlanSearch:
                 max((m.income for m in moves if m.to_kind == "city"), default=0),
                 max((m.income for m in moves if m.to_kind != "city"), default=0),
             )
-        self._onward_served[(cube, served, cards)] = known
         return known
 
     def matters(self, cube: Cube) -> int:
