@@ -81,12 +81,12 @@ best plan from each state is searched once.
   bound is tighter (it knows which cubes lost their best destination) and
   needed anyway (looked up in the memo before the search goes into it).
   Board 3 at 8 actions (1,308 states expanded, about 5,500 states
-  reached, 2,700 of them built) takes some 571 million machine
+  reached, 2,700 of them built) takes some 561 million machine
   instructions a solve (callgrind, a count the load does not change),
   against 758 million before this round of work on the cost per state;
-  in CPU time 0.090-0.101 s against 0.118-0.139 s at a load of 2-2.5 in
-  the same windows (about 0.08 s at a load of 1, where the search before
-  took 0.099-0.107 s). Measured and dropped: each cube's moves sorted
+  in CPU time 0.091-0.096 s against 0.124-0.128 s at a load of 1.6-1.7,
+  the two run in turn (scaled by the instructions, about 0.075-0.08 s
+  where the search before took 0.099-0.107 s at a load of 1). Measured and dropped: each cube's moves sorted
   and its relays listed apart when cached (+16 million instructions: the
   sort of about 36 moves is an insertion sort anyway, and 1,280 caches
   pay the lists), the moves gathered with ``groupby`` and
