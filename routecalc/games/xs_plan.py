@@ -468,13 +468,13 @@ class Relaxed:
         relay_move = max(chains[-1], middle) if chains else 0
         chain = list(accumulate(chains[: -(actions // 2) - 1 : -1], initial=0))
         last = -1  # the best move from an LC or port (:meth:`last`), once a chain is counted
-        deliveries = self.deliveries(served, relay_move)
+        deliveries = self._deliveries.get((served, relay_move)) or self.deliveries(served, relay_move)
         count = len(deliveries) - 1
         #: how many first moves pay more than a move from one LC or port to
         #: another: with h chains, as many of them as room allows, the rest middles
         worth = cubes - bisect_right(values, middle)
         out = [0]
-        gains = self.gains(state.cards)
+        gains = self._gains.get(state.cards) or self.gains(state.cards)
         chains = len(chain) - 1
         for k in range(1, actions + 1):
             top = k if k < cubes else cubes
