@@ -572,7 +572,7 @@ class Neighbourhood:
     def __init__(self, search: PlanSearch, state: State):
         self.search = search
         #: the state, with its cubes' firsts once the relaxed bound is built (:meth:`PlanSearch.prepare`)
-        self.state = search.with_firsts(state)
+        self.state = state if len(state.firsts) == len(state.cubes) else search.with_firsts(state)
         self._closing: dict[int, int] = {}
         self._relayed: dict[tuple[Cube, int], int] = {}
         self._shared: dict[int, tuple[int, int]] = {}
@@ -1073,6 +1073,7 @@ class PlanSearch:
         # the best found here) only rises, so once a delivery fails its bound every later one
         # does too (``deliveries`` turns False), and so for relays, and for relays of one colour
         threshold = cut if cut > 0 else 0
+        stop = threshold - most  # a move paying no more is not looked at, nor any after it
         delivered: int | None = None
         relayed: int | None = None
         deliveries = relays = True
@@ -1081,7 +1082,7 @@ class PlanSearch:
         closing = step is FREE or self._closing_worth(state, actions, cut)  # (all moves are open at FREE)
         for move in self.moves(state, step, closing):
             income = move.income
-            if income + most <= threshold:
+            if income <= stop:
                 break
             if move.to_kind == "city":
                 if not deliveries:
@@ -1146,6 +1147,7 @@ class PlanSearch:
                 best = Entry(best_value, True, move, (following, onward))
                 if best_value > threshold:
                     threshold = best_value
+                    stop = threshold - most
         self._expanding.pop()
         if best.value <= cut:
             self.memo[key] = self.at_most(cut if known is None else min(cut, known.value))
