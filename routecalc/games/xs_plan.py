@@ -81,7 +81,7 @@ best plan from each state is searched once.
   bound is tighter (it knows which cubes lost their best destination) and
   needed anyway (looked up in the memo before the search goes into it).
   Board 3 at 8 actions (1,308 states expanded, about 5,500 states
-  reached, 2,700 of them built) takes some 559 million machine
+  reached, 2,700 of them built) takes some 556 million machine
   instructions a solve (callgrind, a count the load does not change),
   against 758 million before this round of work on the cost per state;
   in CPU time 0.091-0.096 s against 0.124-0.128 s at a load of 1.6-1.7,
