@@ -84,9 +84,9 @@ best plan from each state is searched once.
   reached, 2,700 of them built) takes some 556 million machine
   instructions a solve (callgrind, a count the load does not change),
   against 758 million before this round of work on the cost per state;
-  in CPU time 0.091-0.096 s against 0.124-0.128 s at a load of 1.6-1.7,
-  the two run in turn (scaled by the instructions, about 0.075-0.08 s
-  where the search before took 0.099-0.107 s at a load of 1). Measured and dropped: each cube's moves sorted
+  in CPU time 0.076-0.091 s against 0.108-0.119 s at a load of 1.0-1.1,
+  the two run in turn (scaled by the instructions, 0.073-0.079 s where
+  the search before was measured at 0.099-0.107 s on a quieter day). Measured and dropped: each cube's moves sorted
   and its relays listed apart when cached (+16 million instructions: the
   sort of about 36 moves is an insertion sort anyway, and 1,280 caches
   pay the lists), the moves gathered with ``groupby`` and
