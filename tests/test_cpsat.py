@@ -28,6 +28,7 @@ from routecalc.solvers.cpsat import (
     PathModel,
     candidate_stops,
     maxima_together,
+    one_by_one,
     single_train_maxima,
     solve_cpsat,
 )
@@ -225,6 +226,22 @@ def test_the_maxima_reached_together_or_shown_out_of_reach():
     status, routes = maxima_together(graph, tables, {0: 70, 1: 50}, 10.0)
     assert status == "optimal"
     assert sorted(r.revenue for r in routes) == [50, 70]
+
+
+def test_the_first_set_takes_a_known_route_that_fits_where_the_search_finds_none():
+    """Stopped by the clock, a train's search on the track left finds no
+    route: its richest known route that fits the track left is taken (a
+    loaded stress-1828-d-8e answered 950, the D alone, not 1350)."""
+    board = line_board(city(20), city(30), city(40), trains=["2", "2"], token_at=1)
+    position_ = load_position(board)
+    graph = compile_position(position_)
+    validator = RouteSetValidator(position_)
+    d0, d1 = validator.routes([{"train": "2", "nodes": ["A3-0", "A5-0"]}, {"train": "2", "nodes": ["A1-0", "A3-0"]}])
+    _, clash = validator.routes([{"train": "2", "nodes": ["A1-0", "A3-0"]}, {"train": "2", "nodes": ["A3-0", "A5-0"]}])
+    assert (d0.train, d1.train, clash.train) == (0, 1, 1) and clash.revenue > d1.revenue
+    with mock.patch.object(PathModel, "solve", lambda *_, **__: ("feasible", [], 0, {})):
+        chosen = one_by_one(graph, train_tables(graph), [d0, clash, d1], {0: 70, 1: 70}, None)
+    assert [(r.train, r.revenue) for r in chosen] == [(0, 70), (1, 50)]
 
 
 @pytest.mark.parametrize(

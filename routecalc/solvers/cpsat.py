@@ -554,14 +554,17 @@ def one_by_one(
 ) -> list[Route]:
     """A first route set: the richest of the ``first`` routes, then each
     further train's best route on the track left over (trains by falling
-    cap); ``work`` and ``deadline`` as for :func:`single_train_maxima`."""
+    cap), or its richest ``first`` route that fits there when that earns
+    more (the search stopped by the clock finds none); ``work`` and
+    ``deadline`` as for :func:`single_train_maxima`."""
     chosen = sorted(first, key=lambda r: -r.revenue)[:1]
     order = sorted((t for t in caps if not any(r.train == t for r in chosen)), key=lambda t: -caps[t])
     for t in order:
         share = None if work is None else work / len(order)
         taken = mask_of([c for r in chosen for c in r.conns], graph)
         _, routes, _, _ = PathModel(graph, tables, [t], taken).solve(_until(deadline), work=share)
-        chosen += routes
+        fits = [r for r in first if r.train == t and not mask_of(r.conns, graph) & taken]
+        chosen += sorted(routes + fits, key=lambda r: -r.revenue)[:1]
     return chosen
 
 
