@@ -20,6 +20,7 @@ from pathlib import Path
 
 from . import deadline
 from .errors import PositionError, RouteViolation
+from .games import question
 from .model import Position, load_position, read_json
 from .solvers import DEFAULT_SOLVER, KERNEL_SOLVERS, SOLVERS
 
@@ -33,16 +34,21 @@ def _load(path: str) -> Position:
     return load_position(read_json(Path(path)))
 
 
-def ready_to_solve(solver: str) -> None:
-    """Before the first solve of a run: the kernels of ``solver`` loaded
-    from the disk cache (compiled on a cold one, with progress lines on
-    standard error), so that no time limit pays for them, and the garbage
-    collector back on (see :func:`main`)."""
-    if solver in KERNEL_SOLVERS:
+def ready_to_solve(solver: str, game: str) -> bool:
+    """Before a solve of a run: the kernels of ``solver`` loaded from the
+    disk cache (compiled on a cold one, with progress lines on standard
+    error), so that no time limit pays for them, unless the game's answer
+    runs none (18XS: some 0.35 s of CPU saved); and the garbage collector
+    back on (see :func:`main`). Returns whether the run is now ready for
+    any game (the kernels loaded, or a solver that runs none)."""
+    needed = solver in KERNEL_SOLVERS
+    if needed and question(game).kernels:
         from .solvers import warm_up
 
         warm_up()
+        needed = False
     _start_up_done()
+    return not needed
 
 
 def print_pretty(answer: dict, title: str = "") -> None:
@@ -109,9 +115,8 @@ def cmd_solve(args) -> int:
         try:
             with deadline.within(args.time_limit) as reading:  # the limit covers reading the file too
                 position = _load(path)
-            if not ready:  # after the first file is read: a bad one is named before the kernels load
-                ready_to_solve(args.solver)
-                ready = True
+            if not ready:  # after the file is read: a bad one is named before the kernels load
+                ready = ready_to_solve(args.solver, position.game)
             left = None if args.time_limit is None else max(reading.left() or 0.0, 0.01)
             from . import api
 
@@ -163,7 +168,7 @@ def cmd_validate(args) -> int:
 
 def cmd_demo(args) -> int:
     position = _load(str(DEMO_FIXTURE))
-    ready_to_solve(args.solver)
+    ready_to_solve(args.solver, position.game)
     from . import api
 
     print(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from boards import city, line_board, offboard, route, town
-from conftest import CORPUS
+from conftest import CORPUS, ROOT
 
 from routecalc.cli import connect_line, main
 from routecalc.model import read_json
@@ -34,6 +34,19 @@ def write(tmp_path: Path, name: str, data) -> str:
 def run(capsys, *argv: str) -> tuple[int, str]:
     code = main(list(argv))
     return code, capsys.readouterr().out
+
+
+def test_the_kernels_are_loaded_before_the_first_solve_that_runs_them(tmp_path, capsys, monkeypatch):
+    """An 18XS turn plan runs no kernel: the CLI loads them only once a
+    file of another game comes (before its time limit starts)."""
+    import routecalc.solvers
+
+    loads: list[int] = []
+    monkeypatch.setattr(routecalc.solvers, "warm_up", lambda: loads.append(1))
+    xs = str(ROOT / "fixtures" / "xs-seed-size-1.json")
+    assert main(["solve", xs, xs]) == 0 and loads == []
+    assert main(["solve", xs, write(tmp_path, "p.json", BOARD), xs]) == 0 and loads == [1]
+    capsys.readouterr()
 
 
 def test_solve_one_file_prints_the_answer(tmp_path, capsys):

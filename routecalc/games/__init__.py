@@ -27,16 +27,18 @@ class Question:
     ``solve``/``validate`` replace the route solvers / validator (games whose
     question is not a route set; the game's own search answers whichever
     solver is named); ``finish`` adds the game's parts to the route solvers'
-    answer.
+    answer; ``kernels`` False: the answer runs no numba kernel (the CLI then
+    does not load them before the solve).
     """
 
     solve: Callable[[Position, Limits], dict] | None = None
     validate: Callable[[Position, Any], dict] | None = None
     finish: Callable[[Position, TrackGraph, dict, Limits], dict] | None = None
+    kernels: bool = True
 
 
 QUESTIONS: dict[str, Question] = {
-    "18XS": Question(solve=xs_plan.solve_plan, validate=validate_xs),
+    "18XS": Question(solve=xs_plan.solve_plan, validate=validate_xs, kernels=False),
     "18Cuba": Question(solve=cuba_coupled.solve_cuba_coupled, validate=cuba.validate_cuba),
     "18C2C-D": Question(finish=c2c.add_connect),
 }
