@@ -20,7 +20,6 @@ from pathlib import Path
 
 from . import deadline
 from .errors import PositionError, RouteViolation
-from .games import question
 from .model import Position, load_position, read_json
 from .solvers import DEFAULT_SOLVER, KERNEL_SOLVERS, SOLVERS
 
@@ -41,6 +40,8 @@ def ready_to_solve(solver: str, game: str) -> bool:
     runs none (18XS: some 0.35 s of CPU saved); and the garbage collector
     back on (see :func:`main`). Returns whether the run is now ready for
     any game (the kernels loaded, or a solver that runs none)."""
+    from .games import question  # here: a bad file is named before numba is imported
+
     needed = solver in KERNEL_SOLVERS
     if needed and question(game).kernels:
         from .solvers import warm_up
