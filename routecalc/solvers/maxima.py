@@ -57,6 +57,11 @@ def richest_first(arrays: enum.GraphArrays, weight: np.ndarray) -> enum.GraphArr
     )
 
 
+def paid_weights(prices: PayTable) -> np.ndarray:
+    """The distinct positive weights of the stops the train may visit, rising."""
+    return np.unique(prices.weight[(prices.group >= 0) & (prices.weight > 0)])
+
+
 def thresholds(prices: PayTable) -> np.ndarray:
     """The values theta the bound tries (:mod:`routecalc.kernels.longest`):
     the stop weights the train may be paid, at most ``MOST_THRESHOLDS`` of
@@ -67,7 +72,7 @@ def thresholds(prices: PayTable) -> np.ndarray:
         return np.zeros(0, np.int64)
     if prices.pay.sum() >= len(prices.weight):
         return np.zeros(1, np.int64)  # every stop pays (a diesel): theta above 0 never bounds lower
-    values = np.unique(prices.weight[(prices.group >= 0) & (prices.weight > 0)])
+    values = paid_weights(prices)
     if len(values) > MOST_THRESHOLDS:
         values = values[np.linspace(0, len(values) - 1, MOST_THRESHOLDS).astype(np.int64)]
     return values.astype(np.int64)
@@ -82,8 +87,7 @@ def lists_needed(prices: PayTable, values: np.ndarray) -> bool:
     See :mod:`routecalc.kernels.longest`."""
     if prices.fill or (prices.bonus_kind != VISIT).any():
         return True
-    paid = np.unique(prices.weight[(prices.group >= 0) & (prices.weight > 0)])
-    return not np.isin(paid, values).all()
+    return not np.isin(paid_weights(prices), values).all()
 
 
 def single_train_maximum(
