@@ -224,3 +224,18 @@ def test_combination_kernel_equals_brute_force(data):
     routes = [(id(lists[i]), r) for i, r in picked]
     assert len(set(routes)) == len(routes)
     assert not any(lists[i][r][1] & lists[j][q][1] for (i, r), (j, q) in combinations(picked, 2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.lists(st.integers(0, 3), min_size=2, max_size=2)), max_size=40))
+def test_best_of_each_track_keeps_the_first_best_route_of_each_track(routes):
+    """Of the routes over the same track (few tracks, so that many repeat) the
+    one kept is the first of the richest, and the kept ones come best first."""
+    revenue = np.array([r for r, _ in routes], np.int64)
+    mask = np.array([m for _, m in routes], np.uint64).reshape(len(routes), 2)
+    by_revenue = sorted(range(len(routes)), key=lambda i: -revenue[i])
+    first: dict[tuple[int, ...], int] = {}
+    for i in by_revenue:
+        first.setdefault(tuple(routes[i][1]), i)
+    want = [i for i in by_revenue if first[tuple(routes[i][1])] == i]
+    assert list(fast.best_of_each_track(mask, revenue)) == want
