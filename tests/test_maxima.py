@@ -90,6 +90,26 @@ def test_maxima_of_long_trains_equal_the_enumerations(position_json, train):
     assert maximum(graph, 0, int(np.min(listed.revenue, initial=0))) == listed.upper
 
 
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    positions(min_size=4, max_size=7, max_trains=1, token_rate=0.3), st.sampled_from(LONG_TRAINS), st.integers(1, 40)
+)
+def test_a_search_run_on_after_its_step_limit_takes_the_steps_of_one_search(position_json, train, limit):
+    """Stopped every ``limit`` steps and run on from there, the branch and
+    bound proves the same maximum in the same steps in all as one search
+    (a search started again would take the steps before the stop twice)."""
+    position = load_position({**position_json, "trains": [train]})
+    graph = compile_position(position)
+    table = train_tables(graph)[0]
+    whole = single_train_maximum(graph, 0, table, 0, Clock(None, None), None)
+    steps, paused, found = 0, None, None
+    while found is None or found.paused is not None:
+        found = single_train_maximum(graph, 0, table, 0, Clock(None, None), limit, paused)
+        assert found.steps <= limit
+        steps, paused = steps + found.steps, found.paused
+    assert (found.revenue, steps) == (whole.revenue, whole.steps)
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(
     positions(min_size=4, max_size=7, max_trains=1, token_rate=0.3), st.sampled_from(("8", "5E", "8E", LONG_TRAINS[-1]))

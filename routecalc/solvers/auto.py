@@ -31,7 +31,8 @@ kernel lists each train's routes within a budget of routes kept per train
   capped by the single-train maxima or, where one is unproven, CP-SAT's
   bounds, first demanded together: those known it does not prove again.
   If that does not settle it, the branch and bound gets ``PROOF_STEPS``
-  more for each kind still unproven, before CP-SAT solves it alone.
+  more for each kind still unproven, run on from where ``MAXIMUM_STEPS``
+  stopped it, before CP-SAT solves it alone.
 
 The answer's ``solver`` names the solver that produced it and
 ``stats["auto"]`` says why that one ran.
@@ -48,7 +49,7 @@ from ..routes import Route, answer
 from ..rules import require_route_engine
 from ..scoring import TrainTable, train_tables
 from .fast import ENUMERATION_SHARE, Clock, TrainRoutes, combine_company, enumerate_company, listed_routes
-from .maxima import single_train_maximum
+from .maxima import Paused, single_train_maximum
 from .packing import greedy_choice, pack_routes
 
 #: Routes kept per train, and enumeration kernel steps (routes extended) for
@@ -149,12 +150,13 @@ def solve_auto(
     if sum(r.revenue for r in greedy) > sum(r.revenue for r in routes):
         routes = greedy  # the combination search stopped before it reached the greedy set
     clock = Clock(_left(time_limit, started), progress)
-    maxima, caps, best, searched = _maxima(graph, tables, listed, clock)
+    paused: dict[str, Paused] = {}  # by kind, the searches MAXIMUM_STEPS stopped, run on by PROOF_STEPS
+    maxima, caps, best, searched = _maxima(graph, tables, listed, clock, paused)
     ceiling = sum(caps.values())
 
     def prove(trains: list[int]) -> tuple[dict[int, int], list[Route]]:
         known = {r.train: r for r in best}
-        proven = _branch_and_bound(graph, listed, trains, known, searched, clock, PROOF_STEPS)
+        proven = _branch_and_bound(graph, listed, trains, known, searched, clock, PROOF_STEPS, paused)
         return proven, [known[t] for t in trains if t in known]
 
     result = solve_cpsat(
@@ -181,7 +183,7 @@ def solve_auto(
 
 
 def _maxima(
-    graph: TrackGraph, tables: list[TrainTable], listed: list[TrainRoutes], clock: Clock
+    graph: TrackGraph, tables: list[TrainTable], listed: list[TrainRoutes], clock: Clock, paused: dict[str, Paused]
 ) -> tuple[dict[int, int], int, list[Route], dict]:
     """The single-train maxima known before the whole model: each finished
     enumeration's; each other kind of train's by CP-SAT alone within
@@ -210,7 +212,7 @@ def _maxima(
         if known >= bounds[t]:
             maxima.update({i: known for i in kind})
     unproven = [t for t in range(len(listed)) if t not in maxima]
-    maxima.update(_branch_and_bound(graph, listed, unproven, best, searched, clock, MAXIMUM_STEPS))
+    maxima.update(_branch_and_bound(graph, listed, unproven, best, searched, clock, MAXIMUM_STEPS, paused))
     caps = {t: maxima.get(t, min(found.upper, bounds[t])) for t, found in enumerate(listed)}
     return maxima, caps, list(best.values()), searched
 
@@ -236,11 +238,13 @@ def _branch_and_bound(
     searched: dict,
     clock: Clock,
     steps: int,
+    paused: dict[str, Paused],
 ) -> dict[int, int]:
-    """The maxima the branch and bound proves, within ``steps`` kernel steps
-    per kind, for the kinds of ``trains`` (by train); a better route found
-    goes into ``best``, the steps taken and the maximum into ``searched``
-    (the steps adding up over calls)."""
+    """The maxima the branch and bound proves, within ``steps`` more kernel
+    steps per kind, for the kinds of ``trains`` (by train), each search run
+    on from where an earlier call stopped it (``paused``, by kind, updated);
+    a better route found goes into ``best``, the steps taken and the maximum
+    into ``searched`` (the steps adding up over calls)."""
     maxima: dict[int, int] = {}
     done: set[str] = set()
     for t in trains:
@@ -248,7 +252,10 @@ def _branch_and_bound(
         if name in done or searched[name].get("maximum") is not None:
             continue
         done.add(name)
-        maximum = single_train_maximum(graph, t, listed[t].table, _known(listed, t, best), clock, steps)
+        known = _known(listed, t, best)
+        maximum = single_train_maximum(graph, t, listed[t].table, known, clock, steps, paused.get(name))
+        if maximum.paused is not None:
+            paused[name] = maximum.paused
         searched[name].update(maximum=maximum.revenue, steps=searched[name].get("steps", 0) + maximum.steps)
         if maximum.route is not None:
             best[t] = maximum.route

@@ -66,6 +66,7 @@ class TrainRoutes:
     upper: int  # no route of this train earns more
     steps: int  # enumeration kernel steps taken (routes extended)
     out_of_work: bool  # unfinished because the route or step limit ran out (not the clock)
+    search: enum.DfsState | None = None  # where the search stopped, to run on from (``enumerate_train``'s ``resume``)
 
 
 def graph_arrays(graph: TrackGraph) -> enum.GraphArrays:
@@ -121,10 +122,13 @@ def enumerate_train(
     share: tuple[float, float],
     step_limit: int | None = None,
     prune: enum.Prune | None = None,
+    resume: TrainRoutes | None = None,
 ) -> TrainRoutes:
     """Every non-dominated route of one train (or as many as the limits
-    allow: ``route_limit`` routes kept, ``step_limit`` kernel steps); with
-    ``prune``, the routes of its branch and bound for the best route."""
+    allow: ``route_limit`` routes kept, ``step_limit`` kernel steps, counted
+    from the search's start); with ``prune``, the routes of its branch and
+    bound for the best route; with ``resume``, the same search run on from
+    where it stopped."""
     tokens = np.flatnonzero(graph.flags & TOKEN).astype(np.int64)
     walk = enum.Walk(
         table.visit.astype(np.int64),
@@ -132,8 +136,11 @@ def enumerate_train(
         int(table.gauge_bit),
         bool(graph.position.options.get("no_hex_twice")),
     )
-    state = enum.new_state(graph.num_stops, arrays.conn_mask.shape[1], arrays.conn_cells.shape[1], len(table.pay))
-    buf = enum.new_buffer(FIRST_BUFFER, 8 * FIRST_BUFFER, arrays.conn_mask.shape[1])
+    if resume is not None and resume.search is not None:
+        state, buf = resume.search, resume.buffer
+    else:
+        state = enum.new_state(graph.num_stops, arrays.conn_mask.shape[1], arrays.conn_cells.shape[1], len(table.pay))
+        buf = enum.new_buffer(FIRST_BUFFER, 8 * FIRST_BUFFER, arrays.conn_mask.shape[1])
     limit = min(route_limit or MAX_ROUTES, MAX_ROUTES)
     prune = prune or enum.new_prune(len(table.pay))
     most = BOUNDED_CHUNK if prune.floor[0] > 0 else CHUNK
@@ -170,6 +177,7 @@ def enumerate_train(
         upper,
         int(state.stats[1]),
         out_of_work,
+        state,
     )
 
 

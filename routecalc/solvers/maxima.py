@@ -23,7 +23,7 @@ from ..kernels.longest import track_points
 from ..kernels.payment import VISIT, PayTable
 from ..routes import Route
 from ..scoring import TrainTable, pay_table
-from .fast import Clock, enumerate_train, graph_arrays, listed_routes
+from .fast import Clock, TrainRoutes, enumerate_train, graph_arrays, listed_routes
 
 #: Threshold bounds computed per route at most (each is one more sum per
 #: point). The bound is convex and piecewise linear in theta, bent at the
@@ -34,13 +34,25 @@ MOST_THRESHOLDS = 16
 
 
 @dataclass
+class Paused:
+    """A search for one train's best route that a limit stopped, to run on
+    from there (its steps are not taken again)."""
+
+    arrays: enum.GraphArrays
+    prices: PayTable
+    prune: enum.Prune
+    found: TrainRoutes | None = None  # with the search's state, once it has run
+
+
+@dataclass
 class Maximum:
     """What the search for one train's best route found."""
 
     revenue: int | None  # the train's best route earns this (None: the search did not finish)
     route: Route | None  # a route earning more than the known one, if any
-    steps: int  # kernel steps (routes extended, each bounded)
-    cut: int  # routes left unextended by the bound
+    steps: int  # kernel steps (routes extended, each bounded) of this call
+    cut: int  # routes left unextended by the bound, in this call
+    paused: Paused | None  # the search, when it did not finish
 
 
 def richest_first(arrays: enum.GraphArrays, weight: np.ndarray) -> enum.GraphArrays:
@@ -91,21 +103,38 @@ def lists_needed(prices: PayTable, values: np.ndarray) -> bool:
 
 
 def single_train_maximum(
-    graph: TrackGraph, t: int, table: TrainTable, known: int, clock: Clock, step_limit: int | None
+    graph: TrackGraph,
+    t: int,
+    table: TrainTable,
+    known: int,
+    clock: Clock,
+    step_limit: int | None,
+    paused: Paused | None = None,
 ) -> Maximum:
     """The best revenue of train ``t`` (``table``) alone, when some route of
     it is known to earn ``known``: a search for a route earning more, within
-    ``step_limit`` kernel steps and the clock's time limit."""
-    prices = pay_table(table, graph, graph.position.rules.bonuses(graph.position))
-    arrays = richest_first(graph_arrays(graph), prices.weight)
-    points = track_points(graph, int(table.gauge_bit))
-    values = thresholds(prices)
-    prune = enum.new_prune(len(table.pay), max(known, 0) + 1, points, values, lists_needed(prices, values))
-    found = enumerate_train(graph, arrays, table, prices, None, clock, (0.0, 0.0), step_limit, prune)
+    ``step_limit`` more kernel steps and the clock's time limit, run on from
+    ``paused`` if given (the floor raised to beat ``known``)."""
+    if paused is None:
+        prices = pay_table(table, graph, graph.position.rules.bonuses(graph.position))
+        arrays = richest_first(graph_arrays(graph), prices.weight)
+        points = track_points(graph, int(table.gauge_bit))
+        values = thresholds(prices)
+        prune = enum.new_prune(len(table.pay), 1, points, values, lists_needed(prices, values))
+        paused = Paused(arrays, prices, prune)
+    paused.prune.floor[0] = max(int(paused.prune.floor[0]), max(known, 0) + 1)
+    steps = paused.found.steps if paused.found else 0
+    cut = int(paused.prune.cut[0])
+    limit = None if step_limit is None else steps + step_limit
+    found = enumerate_train(
+        graph, paused.arrays, table, paused.prices, None, clock, (0.0, 0.0), limit, paused.prune, paused.found
+    )
+    paused.found = found
     route = None
-    if len(found.revenue):
+    if len(found.revenue) and found.revenue[0] > known:  # found by this call or an earlier one
         route = listed_routes([(t, 0)], [found] * (t + 1), graph)[0]  # train t's routes are ``found``
     revenue = None
     if found.complete:
         revenue = max(known, route.revenue) if route else known
-    return Maximum(revenue, route, found.steps, int(prune.cut[0]))
+    cut = int(paused.prune.cut[0]) - cut
+    return Maximum(revenue, route, found.steps - steps, cut, None if found.complete else paused)
