@@ -204,6 +204,38 @@ def test_reach_leaves_out_what_a_train_cannot_touch():
     assert long.hops == {s: i for i, s in enumerate(long.stops)}
 
 
+def test_a_stops_exits_limit_the_routes_there():
+    # Token on the 30, whose cell has two exits: the 3 passing through it (20 + 30 + 40 = 90) would
+    # leave the 2 no track, so the 3 runs 30 + 40 and the 2 runs 20 + 30: 120.
+    board = line_board(city(20), city(30), city(40), trains=["3", "2"], token_at=1)
+    graph = compile_position(load_position(board))
+    tables = train_tables(graph)
+    model = PathModel(graph, tables)
+    plain = len(model.model.Proto().constraints)
+    model.tighten()
+    # a route's ends among its stops at each of the three cities for each train (6), and the two
+    # trains limited at each city: at the 30 (two exits) and at the 20 and the 40 (one exit each:
+    # one train only ends there)
+    assert len(model.model.Proto().constraints) == plain + 6 + 3
+    status, routes, bound, _ = model.solve()
+    assert (status, sorted(r.revenue for r in routes), bound) == ("optimal", [50, 70], 120)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_size=3, max_size=4, max_trains=3, token_rate=0.5))
+def test_the_whole_model_keeps_the_optimum(position_json):
+    """The whole model from scratch (no caps, no seed), with its redundant
+    constraints (a stop's exits shared by the trains, a route's ends among
+    its stops), proves the fast solver's optimum."""
+    position_ = load_position(position_json)
+    graph = compile_position(position_)
+    model = PathModel(graph, train_tables(graph))
+    model.tighten()
+    status, routes, bound, _ = model.solve()
+    want = solve_fast(position_, graph)["revenue"]
+    assert (status, sum(r.revenue for r in routes), bound) == ("optimal", want, want)
+
+
 def test_a_seeded_model_starts_from_the_seed():
     board = line_board(city(20), city(30), city(40), trains=["2", "2"], token_at=1)
     position_ = load_position(board)
