@@ -12,7 +12,9 @@ piece. Distance, groups, blocked and terminal stops, gauge, ``no_hex_twice``,
 the choice of paying stops (express, ``n+m``, ``fill``), multipliers and
 bonuses are linear constraints over the visit and pay literals (a train's
 divisor, rounded down, is one division constraint), and the objective is
-the company's revenue.
+the company's revenue. The model that proves the whole maximum also takes
+redundant constraints that tighten CP-SAT's relaxation
+(:meth:`PathModel.tighten`).
 
 The model reads the same compiled arrays as every solver (the
 :class:`~routecalc.graph.TrackGraph` and the per-train
