@@ -222,11 +222,12 @@ class PathModel:
     def tighten(self) -> None:
         """Redundant constraints, true of every route set, that CP-SAT's
         relaxation misses: they shorten the proof of a maximum
-        (stress-1867-two-d's whole model: deterministic time 3.7 -> 2.8, the
-        mean over twelve CP-SAT seeds; stress-express 1.55 -> 1.44), but they
-        slow the search for a set that earns given revenues (the demand of
-        :func:`maxima_together` on stress-1867-express-8 ran out of its work
-        on two seeds of six), so only the whole model's proof takes them.
+        (stress-1867-two-d answered: mean deterministic time 4.48 -> 3.08
+        over eighteen CP-SAT seeds, 16 of them faster; stress-express, whose
+        proof is mostly the search for its optimum, unchanged: 2.63 -> 2.58),
+        but they slow the search for a set that earns given revenues (the
+        demand of :func:`maxima_together` on stress-1867-express-8 ran out
+        of its work on two seeds of six), so only the whole model takes them.
 
         - A route's ends are among its stops, two of them at least: a stop
           starts or ends it only if visited, and not both (``<= visit``,
