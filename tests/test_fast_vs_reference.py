@@ -239,3 +239,18 @@ def test_best_of_each_track_keeps_the_first_best_route_of_each_track(routes):
         first.setdefault(tuple(routes[i][1]), i)
     want = [i for i in by_revenue if first[tuple(routes[i][1])] == i]
     assert list(fast.best_of_each_track(mask, revenue)) == want
+
+
+def test_the_piece_index_is_built_only_when_two_trains_have_routes():
+    """A list no other train's choice can clash with needs no index: on a big
+    board a D train's index, next to an express train whose enumeration
+    never began, was tens of MB filled for nothing."""
+    routes = np.array([[1], [2], [3]], np.uint64)
+    revenue = np.array([30, 20, 10], np.int64)
+    nothing = np.zeros((0, 1), np.uint64), np.zeros(0, np.int64)
+    alone = comb.route_lists([routes, nothing[0]], [revenue, nothing[1]], [0, 1])
+    assert alone.index.shape == (0, 0)
+    assert alone.mask is routes  # and its masks are not copied
+    paired = comb.route_lists([routes], [revenue], [0, 0])
+    assert paired.index.shape == (64, 1)
+    assert list(paired.index[:2, 0]) == [0b101, 0b110]  # pieces 0 and 1: routes 0, 2 and 1, 2

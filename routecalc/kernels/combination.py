@@ -117,14 +117,16 @@ def route_lists(masks: list[np.ndarray], revenues: list[np.ndarray], which: list
     blocks = [(len(r) + 63) // 64 for r in revenues]
     block_starts = np.cumsum([0] + blocks)
     index = np.zeros((0, 0), np.uint64)
-    # a lone train never looks for routes that fit another's (and a D train's index on a big board
-    # took longer to fill than its whole limit)
-    if len(which) > 1 and 64 * words * block_starts[-1] * 8 <= MAX_INDEX_BYTES:
+    # a train with routes, the others with none (a lone train, or one whose enumeration stopped
+    # before the others'), never looks for routes that fit another's: a D train's index on a big
+    # board took longer to fill than its whole limit
+    with_routes = sum(len(revenues[k]) > 0 for k in which)
+    if with_routes > 1 and 64 * words * block_starts[-1] * 8 <= MAX_INDEX_BYTES:
         index = np.zeros((64 * words, block_starts[-1]), np.uint64)
         for k, mask in enumerate(masks):
             _fill_index(np.ascontiguousarray(mask, dtype=np.uint64), index, block_starts[k])
     return RouteLists(
-        np.ascontiguousarray(np.concatenate(masks)) if masks else np.zeros((0, words), np.uint64),
+        _joined(masks, words),
         np.concatenate(revenues).astype(np.int64) if revenues else np.zeros(0, np.int64),
         np.array([starts[k] for k in which], np.int64),
         np.array([len(revenues[k]) for k in which], np.int64),
@@ -132,6 +134,16 @@ def route_lists(masks: list[np.ndarray], revenues: list[np.ndarray], which: list
         index,
         np.array([block_starts[k] for k in which], np.int64),
     )
+
+
+def _joined(masks: list[np.ndarray], words: int) -> np.ndarray:
+    """The lists' masks in one array: the one list with routes as it is (a
+    D train's routes on a big board are tens of MB, mapped in again by a
+    copy)."""
+    full = [mask for mask in masks if len(mask)]
+    if len(full) == 1:
+        return np.ascontiguousarray(full[0], dtype=np.uint64)
+    return np.ascontiguousarray(np.concatenate(masks)) if masks else np.zeros((0, words), np.uint64)
 
 
 def new_state(lists: RouteLists) -> CombState:
