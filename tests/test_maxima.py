@@ -17,12 +17,13 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import positions
 
-from routecalc.graph import compile_position
+from routecalc.graph import BLOCKED, END_ONLY, TOKEN, compile_position
+from routecalc.kernels.longest import new_chain_work, route_bound, track_points
 from routecalc.model import load_position, load_position_file
 from routecalc.scoring import pay_table, train_tables
 from routecalc.solvers import auto, fast
 from routecalc.solvers import maxima as branch_and_bound
-from routecalc.solvers.fast import Clock, enumerate_company
+from routecalc.solvers.fast import Clock, enumerate_company, graph_arrays
 from routecalc.solvers.maxima import single_train_maximum
 from routecalc.solvers.reference import enumerate_routes
 from routecalc.validate import check_route
@@ -133,15 +134,16 @@ def test_the_thresholds_alone_cut_what_the_lists_cut(position_json, train):
 def test_the_branch_and_bound_takes_no_step_past_the_clock():
     """Called once the time limit has passed (auto's second search, after
     the caps demanded together took the rest), it stops before its first
-    step; with time left it looks at the clock every BOUNDED_CHUNK steps."""
-    position = load_position_file(ROOT / "fixtures" / "stress-1828-d-8e.json")
+    step; with time left it looks at the clock every BOUNDED_CHUNK steps
+    (stress-1867-two-d's D: some 650,000 steps to prove its 860)."""
+    position = load_position_file(ROOT / "fixtures" / "stress-1867-two-d.json")
     graph = compile_position(position)
-    table = train_tables(graph)[1]
-    late = single_train_maximum(graph, 1, table, 429, Clock(0.0, None), None)
+    table = train_tables(graph)[0]
+    late = single_train_maximum(graph, 0, table, 859, Clock(0.0, None), None)
     assert (late.revenue, late.steps) == (None, 0)
     ticks = iter(range(1_000_000))
     with mock.patch("time.perf_counter", lambda: float(next(ticks))):
-        stopped = single_train_maximum(graph, 1, table, 429, Clock(10.0, None), None)
+        stopped = single_train_maximum(graph, 0, table, 859, Clock(10.0, None), None)
     assert stopped.revenue is None and 0 < stopped.steps <= 10 * fast.BOUNDED_CHUNK
 
 
@@ -204,10 +206,12 @@ def test_each_stress_fixtures_maxima_are_the_ones_cp_sat_proves(path):
 def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch):
     """stress-1828-d-8e (a D, then an 8E): auto's enumeration stops at its
     budget; CP-SAT alone proves neither maximum within SINGLE_WORK; the
-    branch and bound proves the D's 950, so CP-SAT need not, but not the
-    8E's within MAXIMUM_STEPS (the listed routes earn 640 and 360). Asked
-    again once the caps demanded together have not settled it, the branch
-    and bound proves the 8E's 430 within PROOF_STEPS more."""
+    branch and bound proves both within MAXIMUM_STEPS, from the listed
+    routes' 640 and 360 (the 8E's 430 in a few hundred steps, where it took
+    170,000 before the bound paired no two chains ending at one offboard),
+    so CP-SAT need not. With fewer steps it proves neither, and asked again
+    once the caps demanded together have not settled them, both within
+    PROOF_STEPS more."""
     from routecalc.solvers import cpsat
 
     handed: dict = {}
@@ -220,18 +224,23 @@ def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch):
     position = load_position_file(ROOT / "fixtures" / "stress-1828-d-8e.json")
     assert [train.name for train in position.trains] == ["D", "8E"]
     answer = auto.solve_auto(position, compile_position(position))
-    assert handed["known_maxima"] == {0: 950}
-    # and routes richer than the listed ones: the 8E's 430 (its maximum, unproven here)
+    assert handed["known_maxima"] == {0: 950, 1: 430}
     assert [(r.train, r.revenue) for r in handed["known_routes"]] == [(0, 950), (1, 430)]
     maxima = answer["stats"]["auto"]["maxima"]
     assert maxima["D"]["maximum"] == 950 and maxima["D"]["steps"] < auto.MAXIMUM_STEPS
     assert maxima["D"]["cpsat_route"] < 950 < maxima["D"]["cpsat_bound"]
-    assert (maxima["8E"]["maximum"], maxima["8E"]["steps"]) == (None, auto.MAXIMUM_STEPS)
+    assert maxima["8E"]["maximum"] == 430 and maxima["8E"]["steps"] < 1_000
     assert maxima["8E"]["cpsat_route"] < 430 < maxima["8E"]["cpsat_bound"]
-    proven, routes = handed["prove_maxima"]([1])
-    assert proven == {1: 430} and [(r.train, r.revenue) for r in routes] == [(1, 430)]
-    assert maxima["8E"]["maximum"] == 430
-    assert auto.MAXIMUM_STEPS < maxima["8E"]["steps"] <= auto.MAXIMUM_STEPS + auto.PROOF_STEPS
+
+    monkeypatch.setattr(auto, "MAXIMUM_STEPS", 100)
+    answer = auto.solve_auto(position, compile_position(position))
+    assert handed["known_maxima"] == {}
+    maxima = answer["stats"]["auto"]["maxima"]
+    assert [maxima[name]["steps"] for name in ("D", "8E")] == [100, 100]
+    proven, routes = handed["prove_maxima"]([0, 1])
+    assert proven == {0: 950, 1: 430} and [(r.train, r.revenue) for r in routes] == [(0, 950), (1, 430)]
+    assert (maxima["D"]["maximum"], maxima["8E"]["maximum"]) == (950, 430)
+    assert all(100 < maxima[name]["steps"] <= 100 + auto.PROOF_STEPS for name in ("D", "8E"))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -248,3 +257,76 @@ def test_auto_through_the_branch_and_bound_and_cp_sat_finds_the_reference_optimu
         patch.setattr(auto, "ENUMERATION_STEPS", 3)
         got = auto.solve_auto(position, graph)
     assert (got["status"], got["revenue"], got["bound"]) == ("optimal", want, want)
+
+
+def bound_after(graph, table, prices, chain, points, stops: list[int], conns: list[int], open_start: bool) -> int:
+    """route_bound of the route ``stops`` (``stops[0]`` its start T), the
+    branch and bound's way: open at its last stop unless that one only
+    ends a route, and at T too while ``open_start``."""
+    masks = graph_arrays(graph).conn_mask
+    route = np.zeros(graph.num_stops + 1, np.int64)
+    route[: len(stops)] = stops
+    count = np.zeros(len(table.pay), np.int64)
+    used = np.uint64(0)
+    mask = np.zeros(masks.shape[1], np.uint64)
+    on_path = np.zeros(graph.num_stops, np.bool_)
+    for s in stops:
+        count[prices.group[s]] += 1
+        used |= graph.groups[s]
+        on_path[s] = True
+    for c in conns:
+        mask |= masks[c]
+    last = stops[-1]
+    end_a = -1 if graph.flags[last] & (END_ONLY | BLOCKED) else last
+    end_b = stops[0] if open_start else -1
+    return route_bound(
+        points.start, points.other, points.piece, graph.flags, graph.groups, prices, table.visit.astype(np.int64),
+        route, len(stops), count, used, mask, end_a, end_b, on_path, chain,
+    )  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_size=3, max_size=5, token_rate=0.5))
+def test_the_bound_is_never_below_a_route_through_what_it_bounds(position_json):
+    """On every start of the richest routes (from their lowest token stop T,
+    each of the two ways round: the first leg grown stop by stop, with T
+    still open, then the second), route_bound is at least the route's
+    revenue: whatever it leaves out (two chains ending at one end-only stop,
+    the paired chains of :func:`~routecalc.kernels.longest.route_bound`)
+    no route earns."""
+    position = load_position(position_json)
+    graph = compile_position(position)
+    for table in train_tables(graph):
+        routes, finished = enumerate_routes(graph, table)
+        assert finished
+        prices = pay_table(table, graph, position.rules.bonuses(position))
+        points = track_points(graph, int(table.gauge_bit))
+        values = branch_and_bound.thresholds(prices)
+        chain = new_chain_work(len(points.piece), len(table.pay), values, branch_and_bound.lists_needed(prices, values))
+        for route in sorted(routes, key=lambda r: -r.revenue)[:20]:
+            start = route.stops.index(min(s for s in route.stops if graph.flags[s] & TOKEN))
+            back = (route.stops[start::-1], route.conns[:start][::-1])
+            ahead = (route.stops[start:], route.conns[start:])
+            for (first, first_conns), (second, second_conns) in ((back, ahead), (ahead, back)):
+                for k in range(2, len(first) + 1):
+                    most = bound_after(graph, table, prices, chain, points, first[:k], first_conns[: k - 1], True)
+                    assert most >= route.revenue, (route.stops, first[:k])
+                for k in range(2, len(second) + 1):
+                    stops, conns = first + second[1:k], first_conns + second_conns[: k - 1]
+                    most = bound_after(graph, table, prices, chain, points, stops, conns, False)
+                    assert most >= route.revenue, (route.stops, stops)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "train", "most", "steps"), [("1828-d-8e", 1, 430, 26), ("express", 0, 430, 13), ("express", 1, 700, 13)]
+)
+def test_the_bound_pairs_no_two_chains_ending_at_one_offboard(fixture, train, most, steps):
+    """The express trains of the stress fixtures, proving their maxima from
+    them: an offboard beside several stops (stress-1828's F2, 70, beside
+    five) was counted at both ends of a route, keeping the bound 10 above
+    the 8E's 430 for 170,698 steps (85,387 and 323,783 on stress-express's
+    8E and 6E); paired only where their chains end apart, a few dozen."""
+    graph = compile_position(load_position_file(ROOT / "fixtures" / f"stress-{fixture}.json"))
+    table = train_tables(graph)[train]
+    found = single_train_maximum(graph, train, table, most, Clock(None, None), None)
+    assert (found.revenue, found.route, found.steps) == (most, None, steps)

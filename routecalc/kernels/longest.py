@@ -14,7 +14,15 @@ components) of ``G'`` along one chain of its block-cut tree rooted at
 the stops one end can still collect are bounded by the best root-to-leaf
 chain, not by everything reachable. A stop that only ends a route (an
 offboard, a blocked city) is a leaf block of its own beside each stop it
-touches.
+touches, so two chains may end at the same one where a path holds it once.
+Where two chains are taken together (from the root, or below a block of
+it) each sum pairs them only if they end at different such stops: per
+point and sum, the best chain below it, the stop it ends at and the best
+chain below it that ends elsewhere (an upper bound on every chain not
+ending there, so every pair of chains a path can take, from two children,
+is counted). Stress-1828-d-8e's 8E kept its bound at 440 over its maximum
+430 for 170,698 steps, with the offboard F2 (70, beside five stops)
+ending both chains from its token at E11; it now proves 430 in 26 steps.
 
 Two bounds come out of one pass, and the lower counts:
 
@@ -71,9 +79,13 @@ from .payment import PAY_TABLE, VISIT
 MOST_LISTED = 16
 #: No chain of this kind (the open-bonus sums).
 NONE = -(1 << 40)
+#: The end of a chain (ChainWork.down_end, acc_end) that is no end-only
+#: stop; one not known (the best chain that does not end where another does).
+NO_END, SOME_END = -1, -2
 #: Slots of ChainWork.acc_*: a block's own stops; the best and second best
 #: chains below its stops; the best and second best chains from the root,
-#: the best two-chain path through it; the result; scratch.
+#: the best two-chain path through it; the result; scratch. In the sums
+#: BELOW_2 and ROOT_2 hold the best two chains together instead.
 OWN, BELOW, BELOW_2, ROOT, ROOT_2, THROUGH, RESULT, SPARE = range(8)
 SLOTS = 8
 
@@ -154,6 +166,10 @@ class ChainWork(NamedTuple):
     down_top: np.ndarray  # int64[N, G, K]: best chain below the stop, listed groups (falling)
     acc_sum: np.ndarray  # int64[SLOTS, G + T]: chains being put together (the slots below), as down_sum
     down_open: np.ndarray  # int64[N, T]: as the threshold sums, of the chains with a stop an open bonus needs
+    down_end: np.ndarray  # int64[N, G + T]: the end-only stop the best chain (down_sum) ends at, NO_END
+    down_alt: np.ndarray  # int64[N, G + T]: the best chain below the stop not ending there
+    acc_end: np.ndarray  # int64[SLOTS, G + T]: as down_end, for the slots
+    acc_alt: np.ndarray  # int64[SLOTS, G + T]: as down_alt, for the slots
     acc_open: np.ndarray  # int64[SLOTS, T]
     acc_top: np.ndarray  # int64[SLOTS, G, K]: the same, listed groups
     listed: np.ndarray  # int64[G]: list length per group, -1: summed
@@ -188,6 +204,10 @@ def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = 
         np.zeros((num_stops, g, k), np.int64),
         np.zeros((SLOTS, sums), np.int64),
         np.zeros((num_stops, len(thresholds)), np.int64),
+        np.zeros((num_stops, sums), np.int64),
+        np.zeros((num_stops, sums), np.int64),
+        np.zeros((SLOTS, sums), np.int64),
+        np.zeros((SLOTS, sums), np.int64),
         np.zeros((SLOTS, len(thresholds)), np.int64),
         np.zeros((SLOTS, g, k), np.int64),
         np.zeros(g, np.int64),
@@ -205,7 +225,7 @@ _i64, _u64, _bool = types.int64[::1], types.uint64[::1], types.boolean[::1]
 _i64_2d, _i64_3d, _u64_2d = types.int64[:, ::1], types.int64[:, :, ::1], types.uint64[:, ::1]
 TRACK_POINTS = record(TrackPoints, _i64, _i64, _i64)
 CHAIN_WORK = record(
-    ChainWork, *(_i64,) * 8, _i64_2d, _i64_3d, *(_i64_2d,) * 3, _i64_3d, *(_i64,) * 8
+    ChainWork, *(_i64,) * 8, _i64_2d, _i64_3d, *(_i64_2d,) * 7, _i64_3d, *(_i64,) * 8
 )  # one type a field, in ChainWork's order
 
 
@@ -258,6 +278,7 @@ def route_bound(
     acc_sum, acc_top, listed, width, room = cw.acc_sum, cw.acc_top, cw.listed, cw.width, cw.room
     paying, paying_group, reached, thresholds = cw.paying, cw.paying_group, cw.reached, cw.thresholds
     down_open, acc_open = cw.down_open, cw.acc_open
+    down_end, down_alt, acc_end, acc_alt = cw.down_end, cw.down_alt, cw.acc_end, cw.acc_alt
     num_thresholds = 0 if pt.every else len(thresholds)
     num_stops = len(flags)
     num_groups = len(pay_slots)
@@ -331,7 +352,8 @@ def route_bound(
 
     def keep_best(sums, top, other_sums, other_top):
         """sums / top become the element-wise best of themselves and the others:
-        at least as much as either, for any number of stops taken."""
+        at least as much as either, for any number of stops taken (the
+        sums: already so, by :func:`merged`)."""
         for j in range(num_sums):
             if other_sums[j] > sums[j]:
                 sums[j] = other_sums[j]
@@ -366,16 +388,9 @@ def route_bound(
             if weight[v] > thresholds[t]:
                 sums[num_groups + t] += weight[v] - thresholds[t]
 
-    def keep_two(a, b, other_sums, other_top):
+    def keep_two(a, b, other_top):
         """Slots a / b become the element-wise best and second best of
-        themselves and the others."""
-        for j in range(num_sums):
-            x = other_sums[j]
-            if x > acc_sum[a, j]:
-                acc_sum[b, j] = acc_sum[a, j]
-                acc_sum[a, j] = x
-            elif x > acc_sum[b, j]:
-                acc_sum[b, j] = x
+        themselves and the others (the lists; the sums: :func:`paired`)."""
         for j in range(num_groups):
             for i in range(width[j]):
                 x = other_top[j, i]
@@ -386,27 +401,56 @@ def route_bound(
                     acc_top[b, j, i] = x
 
     def merge_into(a, b):
-        """Slot a takes slot b's stops too (the best listed[j] of both)."""
-        for j in range(num_sums):
-            acc_sum[a, j] += acc_sum[b, j]
+        """Slot a takes slot b's listed stops too (the best listed[j] of
+        both; the sums apart)."""
         for j in range(num_groups):
             for i in range(width[j]):
                 insert(acc_top[a], j, acc_top[b, j, i])
 
-    def copy_slot(a, b):
-        for j in range(num_sums):
-            acc_sum[a, j] = acc_sum[b, j]
+    def copy_top(a, b):
         for j in range(num_groups):
             for i in range(width[j]):
                 acc_top[a, j, i] = acc_top[b, j, i]
+
+    def merged(best, best_end, best_alt, x, end, alt):
+        """A chain's best sum, its end and its best not ending
+        there, once a child's chains are offered too: x, ending at ``end``,
+        and alt, ending elsewhere. Two chains ending at one end-only stop
+        are one too many (the stop is a leaf beside each stop it touches).
+        Scalars only: arrays passed to a helper are counted references."""
+        apart = end < 0 or best_end != end
+        higher = x > best
+        best_alt = (best if higher else max(best_alt, x)) if apart else best_alt
+        best_end = end if higher else best_end
+        best = max(best, x)
+        higher = alt > best
+        best_alt = best if higher else max(best_alt, alt)
+        best_end = SOME_END if higher else best_end
+        return max(best, alt), best_end, best_alt
+
+    def paired(best, best_end, best_alt, x, end, alt):
+        """The best two chains together, one of them a child's (x ending at
+        ``end``, or alt ending elsewhere), the other one of an earlier
+        child's (best ending at best_end, or best_alt ending elsewhere)."""
+        apart = end < 0 or best_end != end
+        return max(x + (best if apart else best_alt), alt + best)
 
     def hand_up(v, root):
         """Slot OWN, a chain below v, offered to v's best chains (to the
         root's two best when v is the root)."""
         if v == root:
-            keep_two(ROOT, ROOT_2, acc_sum[OWN], acc_top[OWN])
+            keep_two(ROOT, ROOT_2, acc_top[OWN])
             best_open(acc_open[ROOT], acc_open[OWN])
+            for j in range(num_sums):
+                best, end, alt = acc_sum[ROOT, j], acc_end[ROOT, j], acc_alt[ROOT, j]
+                x, x_end, x_alt = acc_sum[OWN, j], acc_end[OWN, j], acc_alt[OWN, j]
+                acc_sum[ROOT_2, j] = max(acc_sum[ROOT_2, j], paired(best, end, alt, x, x_end, x_alt))
+                acc_sum[ROOT, j], acc_end[ROOT, j], acc_alt[ROOT, j] = merged(best, end, alt, x, x_end, x_alt)
         else:
+            for j in range(num_sums):
+                best, end, alt = down_sum[v, j], down_end[v, j], down_alt[v, j]
+                x, x_end, x_alt = acc_sum[OWN, j], acc_end[OWN, j], acc_alt[OWN, j]
+                down_sum[v, j], down_end[v, j], down_alt[v, j] = merged(best, end, alt, x, x_end, x_alt)
             keep_best(down_sum[v], down_top[v], acc_sum[OWN], acc_top[OWN])
             best_open(down_open[v], acc_open[OWN])
 
@@ -424,6 +468,9 @@ def route_bound(
         clear(down_sum[s], down_top[s])
         for slot in (ROOT, ROOT_2, THROUGH):
             clear(acc_sum[slot], acc_top[slot])
+            for j in range(num_sums):
+                acc_end[slot, j] = NO_END
+                acc_alt[slot, j] = 0
             none_open(acc_open[slot])
         second = False  # the root's connections: s's, then other's
         clock = 1
@@ -460,6 +507,9 @@ def route_bound(
                     add_stop(acc_sum[OWN], acc_top[OWN], w)
                     for t in range(num_thresholds):
                         acc_open[OWN, t] = acc_sum[OWN, num_groups + t] if needed(w) else NONE
+                    for j in range(num_sums):
+                        acc_end[OWN, j] = w
+                        acc_alt[OWN, j] = 0
                     hand_up(v, s)
                     continue
                 clock += 1
@@ -469,6 +519,9 @@ def route_bound(
                 parent[w] = v
                 next_k[w] = point_start[w]
                 clear(down_sum[w], down_top[w])
+                for j in range(num_sums):
+                    down_end[w, j] = NO_END
+                    down_alt[w, j] = 0
                 none_open(down_open[w])
                 path[depth] = w
                 depth += 1
@@ -487,15 +540,25 @@ def route_bound(
             # a chain through it takes them all and goes on below one of them
             for slot in (OWN, BELOW, BELOW_2):
                 clear(acc_sum[slot], acc_top[slot])
+            for j in range(num_sums):
+                acc_end[BELOW, j] = NO_END
+                acc_alt[BELOW, j] = 0
             none_open(acc_open[BELOW])
             has_needed = False
+            through = p == s and other >= 0  # a path through the root may go in and out of this block
             while True:
                 held -= 1
                 u = pending[held]
                 add_stop(acc_sum[OWN], acc_top[OWN], u)
                 has_needed |= needed(u)
-                keep_two(BELOW, BELOW_2, down_sum[u], down_top[u])
+                keep_two(BELOW, BELOW_2, down_top[u])
                 best_open(acc_open[BELOW], down_open[u])
+                for j in range(num_sums):
+                    best, end, alt = acc_sum[BELOW, j], acc_end[BELOW, j], acc_alt[BELOW, j]
+                    x, x_end, x_alt = down_sum[u, j], down_end[u, j], down_alt[u, j]
+                    if through:
+                        acc_sum[BELOW_2, j] = max(acc_sum[BELOW_2, j], paired(best, end, alt, x, x_end, x_alt))
+                    acc_sum[BELOW, j], acc_end[BELOW, j], acc_alt[BELOW, j] = merged(best, end, alt, x, x_end, x_alt)
                 if u == v:
                     break
             # the chains through this block with a needed stop: in it, or below
@@ -504,25 +567,33 @@ def route_bound(
                 below = acc_sum[BELOW, num_groups + t]
                 if has_needed:
                     acc_open[OWN, t] = own + below
-                    acc_open[SPARE, t] = own + below + acc_sum[BELOW_2, num_groups + t]
+                    acc_open[SPARE, t] = own + acc_sum[BELOW_2, num_groups + t]
                 elif acc_open[BELOW, t] > NONE:
                     acc_open[OWN, t] = own + acc_open[BELOW, t]
                     acc_open[SPARE, t] = own + acc_open[BELOW, t] + below  # may count one chain twice: more
                 else:
                     acc_open[OWN, t] = NONE
                     acc_open[SPARE, t] = NONE
-            if p == s and other >= 0:
-                # a path through the root may also go in and out of this block
+            if through:
                 best_open(acc_open[THROUGH], acc_open[SPARE])
-                copy_slot(SPARE, OWN)
+                copy_top(SPARE, OWN)
                 merge_into(SPARE, BELOW)
                 merge_into(SPARE, BELOW_2)
+                for j in range(num_sums):
+                    acc_sum[SPARE, j] = acc_sum[OWN, j] + acc_sum[BELOW_2, j]
                 keep_best(acc_sum[THROUGH], acc_top[THROUGH], acc_sum[SPARE], acc_top[SPARE])
             merge_into(OWN, BELOW)
+            for j in range(num_sums):
+                own = acc_sum[OWN, j]
+                acc_sum[OWN, j] = own + acc_sum[BELOW, j]
+                acc_end[OWN, j] = acc_end[BELOW, j]
+                acc_alt[OWN, j] = own + acc_alt[BELOW, j]
             hand_up(p, s)
-        copy_slot(RESULT, ROOT)
+        copy_top(RESULT, ROOT)
         for t in range(num_thresholds):
             acc_open[RESULT, t] = acc_open[ROOT, t]
+        for j in range(num_sums):
+            acc_sum[RESULT, j] = acc_sum[ROOT, j] if other < 0 else max(acc_sum[ROOT_2, j], acc_sum[THROUGH, j])
         if other >= 0:
             for t in range(num_thresholds):
                 if acc_open[ROOT, t] > NONE:  # the other end's chain may be the same one: more

@@ -67,12 +67,13 @@ SEED_WORK = 10_000_000
 #: Enumeration kernel steps (routes extended, each bounded) the branch and
 #: bound may take for one kind of train's single-train maximum before the
 #: caps are demanded together: some 0.1-0.2 s of one core (stress-1828-d-8e's
-#: D takes 6,252).
+#: D takes 6,252, its 8E 326).
 MAXIMUM_STEPS = 10_000
 #: The same, once demanding the caps together has not settled the answer,
 #: before CP-SAT solves the train alone: some 2.5-5 s of one core, less than
 #: CP-SAT takes where its short try did not prove the maximum
-#: (stress-1828-d-8e's 8E: 170,900 steps, 2.5 s, where CP-SAT takes 6 s).
+#: (stress-1828-d-8e's 8E took 170,900 steps, 2.5 s, where CP-SAT takes 6 s,
+#: before the bound paired no two chains ending at one offboard).
 #: Asked only then, since it would cost stress-1867-express-8, whose trains
 #: it does not prove in 400,000 steps but whose caps are earned together,
 #: 7 s more.
