@@ -130,6 +130,44 @@ def test_a_damaged_entry_is_discarded_and_rebuilt(tiny_copy, damage, suffix):
     assert said == ""
 
 
+CALLER = """
+from numba import types
+from routecalc.kernels.cache import kernel
+from callee import step
+
+
+@kernel((types.int64[::1],))
+def total(values):
+    s = 0
+    for v in values:
+        s += step(v)
+    return s
+"""
+
+CALLEE = """
+from numba import njit
+
+
+@njit
+def step(v):
+    return {times} * v
+"""
+
+
+def test_a_kernel_is_compiled_again_when_a_kernel_it_calls_changes(tmp_path):
+    """numba stamps a cached kernel with its own file only: enumerate_routes
+    kept running an old route_bound after longest.py changed. The files
+    beside it are in the stamp too."""
+    (tmp_path / "tiny.py").write_text(CALLER)
+    (tmp_path / "callee.py").write_text(CALLEE.format(times=1))
+    first, _ = run_tiny(tmp_path, tmp_path / "cache")
+    assert (first["compiled"], first["total"]) == (1, 10)
+    (tmp_path / "callee.py").write_text(CALLEE.format(times=3))
+    again, said = run_tiny(tmp_path, tmp_path / "cache")
+    assert (again["compiled"], again["loaded"], again["total"]) == (1, 0, 30)
+    assert "compiling total" in said
+
+
 def test_no_writable_cache_location_compiles_in_memory_with_a_warning(tiny):
     """As with the checkout and the home directory read-only (every locator
     numba tries declines): the kernel modules import, and compile in memory."""

@@ -8,6 +8,10 @@ cached kernel needs none of that, only the runtime's C helpers known to
 LLVM's linker, so :class:`KernelCache` registers those and loads; a miss
 still compiles through numba's full pipeline, and says so on standard error.
 
+A kernel's entries are stamped with its own file and a digest of the files
+beside it, the kernels it calls: numba's stamp alone kept a caller's old copy
+of a changed callee.
+
 The cache also survives what a shared machine does to it: an entry that is
 truncated or garbled (each data file carries a checksum) is discarded and
 compiled again, a cache that cannot be written is only a warning, and with
@@ -17,8 +21,10 @@ a warning, instead of failing at import.
 
 from __future__ import annotations
 
+import functools
 import glob
 import hashlib
+import inspect
 import pickle
 import sys
 import time
@@ -165,15 +171,14 @@ class KernelCache(FunctionCache):
     compiler, discarding damaged entries and announcing compiles."""
 
     def __init__(self, py_func: Callable):
-        # numba's Cache.__init__, with the checked data files
+        # numba's Cache.__init__, with the checked data files, stamped with the kernels beside it too
         self._name = repr(py_func)
         self._py_func = py_func
         self._impl = self._impl_class(py_func)  # RuntimeError when no location is writable
         self._cache_path = self._impl.locator.get_cache_path()
+        stamp = (self._impl.locator.get_source_stamp(), _sources_digest(Path(inspect.getfile(py_func)).parent))
         self._cache_file = CheckedCacheFile(
-            cache_path=self._cache_path,
-            filename_base=self._impl.filename_base,
-            source_stamp=self._impl.locator.get_source_stamp(),
+            cache_path=self._cache_path, filename_base=self._impl.filename_base, source_stamp=stamp
         )
         self.enable()
 
@@ -230,6 +235,18 @@ class MemoryOnly(NullCache):
                 stacklevel=2,
             )
         _compiling(self._name)
+
+
+@functools.cache
+def _sources_digest(folder: Path) -> str:
+    """A digest of the Python files beside a kernel: its compiled code holds
+    the kernels it calls, which live there, while numba's own stamp is its
+    file's alone (enumerate_routes kept running an old route_bound after
+    longest.py changed)."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def _disk_cache(fn: Callable) -> KernelCache | MemoryOnly:
