@@ -12,6 +12,7 @@ positions with known optima.
 from __future__ import annotations
 
 from itertools import combinations, product
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -26,7 +27,7 @@ from routecalc.graph import compile_position
 from routecalc.kernels import combination as comb
 from routecalc.model import load_position, load_position_file
 from routecalc.scoring import best_payment, train_tables
-from routecalc.solvers import fast
+from routecalc.solvers import fast, packing
 from routecalc.solvers.fast import solve_fast
 from routecalc.solvers.reference import enumerate_routes, solve_reference
 from routecalc.validate import RouteSetValidator
@@ -254,3 +255,29 @@ def test_the_piece_index_is_built_only_when_two_trains_have_routes():
     paired = comb.route_lists([routes], [revenue], [0, 0])
     assert paired.index.shape == (64, 1)
     assert list(paired.index[:2, 0]) == [0b101, 0b110]  # pieces 0 and 1: routes 0, 2 and 1, 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(route_lists(), st.sampled_from([1, 2, 3, 4096]))
+def test_the_greedy_set_takes_each_trains_best_route_clear_of_the_track_taken(data, block):
+    """Looked for a block of rows at a time, the greedy set is the plain one:
+    richest train first, each its richest route sharing no piece with those
+    chosen before (ties to the first listed)."""
+    lists, _ = data
+    per_train = [
+        SimpleNamespace(
+            mask=np.array([[m & (2**64 - 1), m >> 64] for _, m in rs], np.uint64).reshape(len(rs), 2),
+            revenue=np.array([r for r, _ in rs], np.int64),
+        )
+        for rs in lists
+    ]
+    taken, want = 0, []
+    for t in sorted(range(len(lists)), key=lambda t: -max((r for r, _ in lists[t]), default=0)):
+        clear = [k for k, (_, m) in enumerate(lists[t]) if not m & taken]
+        if clear:
+            k = max(clear, key=lambda k: (lists[t][k][0], -k))
+            taken |= lists[t][k][1]
+            want.append((t, k))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(packing, "CLEAR_BLOCK", block)
+        assert packing.greedy_choice(per_train) == want

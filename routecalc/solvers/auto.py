@@ -22,11 +22,12 @@ kernel lists each train's routes within a budget of routes kept per train
   and the trains after the first to run out are not enumerated.
   The combination search picks the best set of the listed routes (within
   ``SEED_WORK``). Each kind of train whose enumeration did not finish
-  is solved alone by CP-SAT within ``SINGLE_WORK`` (deterministic time);
-  where that does not prove its maximum, by branch and bound
-  (:mod:`.maxima`, within ``MAXIMUM_STEPS`` kernel steps, from the best
-  route known), which proves in milliseconds some maxima CP-SAT takes
-  seconds over (stress-1828-d-8e's D). CP-SAT, which does not enumerate,
+  is searched alone by branch and bound (:mod:`.maxima`, within
+  ``MAXIMUM_STEPS`` kernel steps, from the best route listed), which
+  proves in milliseconds most maxima CP-SAT takes a fraction of a second
+  or seconds over (stress-1828-d-8e's D and 8E, stress-express's 8E and
+  6E); where that does not prove it, by CP-SAT alone within
+  ``SINGLE_WORK`` (deterministic time). CP-SAT, which does not enumerate,
   then solves the whole problem seeded with that set and those routes,
   capped by the single-train maxima or, where one is unproven, CP-SAT's
   bounds, first demanded together: those known it does not prove again.
@@ -65,9 +66,10 @@ COMBINATION_WORK = 200_000_000
 #: (a seed for CP-SAT, not a proof).
 SEED_WORK = 10_000_000
 #: Enumeration kernel steps (routes extended, each bounded) the branch and
-#: bound may take for one kind of train's single-train maximum before the
-#: caps are demanded together: some 0.1-0.2 s of one core (stress-1828-d-8e's
-#: D takes 6,252, its 8E 326).
+#: bound may take for one kind of train's single-train maximum before CP-SAT
+#: solves it alone: some 0.03-0.2 s of one core (stress-1828-d-8e's D takes
+#: 6,252, its 8E 326, stress-express's 8E and 6E some 300 each, where
+#: CP-SAT's tries took 0.4 and 0.25 s; stress-1867-two-d's D, 880,000).
 MAXIMUM_STEPS = 10_000
 #: The same, once demanding the caps together has not settled the answer,
 #: before CP-SAT solves the train alone: some 2.5-5 s of one core, less than
@@ -79,8 +81,9 @@ MAXIMUM_STEPS = 10_000
 #: 7 s more.
 PROOF_STEPS = 250_000
 #: CP-SAT deterministic time (about seconds of one idle core) for all the
-#: kinds of trains solved alone before the branch and bound takes those it
-#: did not prove: most long trains are proven in a tenth of it.
+#: kinds of trains the branch and bound did not prove within
+#: ``MAXIMUM_STEPS``, solved alone: most long trains are proven in a tenth
+#: of it (stress-1867-two-d's D).
 SINGLE_WORK = 0.25
 
 
@@ -187,33 +190,36 @@ def _maxima(
     graph: TrackGraph, tables: list[TrainTable], listed: list[TrainRoutes], clock: Clock, paused: dict[str, Paused]
 ) -> tuple[dict[int, int], int, list[Route], dict]:
     """The single-train maxima known before the whole model: each finished
-    enumeration's; each other kind of train's by CP-SAT alone within
-    ``SINGLE_WORK``, and where that does not prove it, by branch and bound
-    within ``MAXIMUM_STEPS`` from the best route known. Returns them by
+    enumeration's; each other kind of train's by branch and bound within
+    ``MAXIMUM_STEPS`` from the best route listed, and where that does not
+    prove it, by CP-SAT alone within ``SINGLE_WORK``. Returns them by
     train, the sum of every train's maximum or upper bound, the best
-    routes found (a train's each), and what was done per kind (CP-SAT's
-    bound; the best revenue known after it, listed or CP-SAT's; the
-    branch and bound's steps and maximum, None unknown). A kind neither
-    proves is solved alone again inside :func:`.cpsat.solve_cpsat`, from
-    scratch: CP-SAT does not resume a search."""
+    routes found (a train's each), and what was done per kind (the branch
+    and bound's steps and maximum, None unknown; CP-SAT's bound and the best
+    revenue known after it). A kind neither proves is searched again by the
+    branch and bound (``PROOF_STEPS``, from where it stopped) or solved
+    alone inside :func:`.cpsat.solve_cpsat`, from scratch: CP-SAT does not
+    resume a search."""
     from .cpsat import single_train_maxima  # OR-Tools only when CP-SAT runs
 
     maxima = {t: found.upper for t, found in enumerate(listed) if found.complete}
+    unproven = [t for t in range(len(listed)) if t not in maxima]
+    searched: dict = {listed[t].table.train.name: {} for t in unproven}
+    best: dict[int, Route] = {}
+    maxima.update(_branch_and_bound(graph, listed, unproven, best, searched, clock, MAXIMUM_STEPS, paused))
     left = None if clock.time_limit is None else clock.started + clock.time_limit
     bounds, routes = single_train_maxima(graph, tables, SINGLE_WORK, maxima, left)
-    best = {r.train: r for r in routes}
-    searched: dict = {}
-    for t, found in enumerate(listed):
-        name = found.table.train.name
-        if t in maxima or name in searched:
+    for route in routes:
+        if route.train not in best or route.revenue > best[route.train].revenue:
+            best[route.train] = route
+    for t in unproven:
+        name = listed[t].table.train.name
+        if t in maxima or "cpsat_bound" in searched[name]:
             continue
-        kind = _kind(listed, t)
         known = _known(listed, t, best)
-        searched[name] = {"cpsat_bound": bounds[t], "cpsat_route": known}
+        searched[name].update(cpsat_bound=bounds[t], cpsat_route=known)
         if known >= bounds[t]:
-            maxima.update({i: known for i in kind})
-    unproven = [t for t in range(len(listed)) if t not in maxima]
-    maxima.update(_branch_and_bound(graph, listed, unproven, best, searched, clock, MAXIMUM_STEPS, paused))
+            maxima.update({i: known for i in _kind(listed, t)})
     caps = {t: maxima.get(t, min(found.upper, bounds[t])) for t, found in enumerate(listed)}
     return maxima, caps, list(best.values()), searched
 

@@ -41,19 +41,33 @@ def _pieces(mask: np.ndarray) -> dict[int, np.ndarray]:
     return out
 
 
+#: Routes compared at once when looking for the best one clear of the track taken.
+CLEAR_BLOCK = 4096
+
+
 def greedy_choice(per_train: list[TrainRoutes]) -> list[tuple[int, int]]:
     """A quick route set as (train, row) pairs: each train in turn (richest
     first) takes its best route clear of the track already taken."""
     taken = np.zeros(per_train[0].mask.shape[1] if per_train else 1, dtype=np.uint64)
     chosen = []
     for t in sorted(range(len(per_train)), key=lambda t: -int(per_train[t].revenue.max(initial=0))):
-        found = per_train[t]
-        clear = np.flatnonzero(~np.any(found.mask & taken, axis=1))
-        if len(clear):
-            k = int(clear[np.argmax(found.revenue[clear])])
-            taken |= found.mask[k]
+        k = _first_clear(per_train[t].mask, taken)
+        if k is not None:
+            taken |= per_train[t].mask[k]
             chosen.append((t, k))
     return chosen
+
+
+def _first_clear(mask: np.ndarray, taken: np.ndarray) -> int | None:
+    """The first row of ``mask`` (the best route: rows come best first) that
+    shares no piece with ``taken``, looked for a block of rows at a time: a
+    D train's 232,000 routes on a big board, all compared at once, took a
+    tenth of a second for the first row."""
+    for start in range(0, len(mask), CLEAR_BLOCK):
+        clear = np.flatnonzero(~np.any(mask[start : start + CLEAR_BLOCK] & taken, axis=1))
+        if len(clear):
+            return start + int(clear[0])
+    return None
 
 
 def pack_routes(
