@@ -66,6 +66,28 @@ def maximum(graph, t: int, known: int = 0) -> int | None:
     return found.revenue
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_size=3, max_size=5, token_rate=0.5), st.integers(0, 2**32 - 1))
+def test_maxima_on_the_track_another_route_leaves_equal_the_reference_searchs(position_json, seed):
+    """With the pieces of some route taken, the branch and bound finds the
+    best of the routes the reference search lists that use none of them."""
+    position = load_position(position_json)
+    graph = compile_position(position)
+    tables = train_tables(graph)
+    rng = np.random.default_rng(seed)
+    for t, table in enumerate(tables):
+        routes, finished = enumerate_routes(graph, train_tables(graph)[rng.integers(len(tables))])
+        assert finished
+        assume(routes)
+        taken = np.bitwise_or.reduce(graph.conn_mask[list(routes[rng.integers(len(routes))].conns)], axis=0)
+        mine, _ = enumerate_routes(graph, table)
+        clear = [r.revenue for r in mine if not (np.bitwise_or.reduce(graph.conn_mask[list(r.conns)]) & taken).any()]
+        found = single_train_maximum(graph, t, table, 0, Clock(None, None), None, taken=taken)
+        assert (found.revenue or 0) == max(clear, default=0)
+        if found.route is not None:
+            assert not (np.bitwise_or.reduce(graph.conn_mask[list(found.route.conns)]) & taken).any()
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions(min_size=3, max_size=5, token_rate=0.5))
 def test_maxima_equal_the_reference_searchs(position_json):
@@ -226,6 +248,7 @@ def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch):
     answer = auto.solve_auto(position, compile_position(position))
     assert handed["known_maxima"] == {0: 950, 1: 430}
     assert [(r.train, r.revenue) for r in handed["known_routes"]] == [(0, 950), (1, 430)]
+    assert [(r.train, r.revenue) for r in handed["hint"]] == [(0, 950), (1, 430)]  # the 8E on the track left
     maxima = answer["stats"]["auto"]["maxima"]
     assert maxima["D"] == {"maximum": 950, "steps": maxima["D"]["steps"]} and maxima["D"]["steps"] < 10_000
     assert maxima["8E"] == {"maximum": 430, "steps": maxima["8E"]["steps"]} and maxima["8E"]["steps"] < 1_000

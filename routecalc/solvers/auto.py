@@ -44,6 +44,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 from ..graph import TrackGraph
 from ..model import Position
 from ..routes import Route, answer
@@ -157,6 +159,10 @@ def solve_auto(
     paused: dict[str, Paused] = {}  # by kind, the searches MAXIMUM_STEPS stopped, run on by PROOF_STEPS
     maxima, caps, best, searched = _maxima(graph, tables, listed, clock, paused)
     ceiling = sum(caps.values())
+    if len(maxima) == len(listed) and ceiling > sum(r.revenue for r in routes):
+        first = _first_set(graph, listed, caps, best, clock)
+        if sum(r.revenue for r in first) == ceiling:  # every train its maximum: optimal
+            routes = first
 
     def prove(trains: list[int]) -> tuple[dict[int, int], list[Route]]:
         known = {r.train: r for r in best}
@@ -178,7 +184,7 @@ def solve_auto(
         "solver": "cpsat",
         "why": (
             f"enumeration stopped at the budget ({limits}) after {count:,} routes: CP-SAT, seeded with "
-            f"{sum(r.revenue for r in routes)} from the listed routes, at most {ceiling} by the single-train maxima"
+            f"{sum(r.revenue for r in routes)}, at most {ceiling} by the single-train maxima"
         ),
         "maxima": searched,
     }
@@ -222,6 +228,32 @@ def _maxima(
             maxima.update({i: known for i in _kind(listed, t)})
     caps = {t: maxima.get(t, min(found.upper, bounds[t])) for t, found in enumerate(listed)}
     return maxima, caps, list(best.values()), searched
+
+
+def _first_set(
+    graph: TrackGraph, listed: list[TrainRoutes], caps: dict[int, int], best: list[Route], clock: Clock
+) -> list[Route]:
+    """A route set: the richest route known, then each other train (by
+    falling cap) its best route on the track left, by branch and bound
+    within ``MAXIMUM_STEPS``. Asked only once every maximum is proven, when
+    a set earning them all is optimal and CP-SAT need solve nothing: where
+    the maxima took a few hundred steps this takes as few, where CP-SAT's
+    first set took a tenth of a second a train (stress-1828-d-8e's 8E: the
+    position 0.44 -> 0.26 s). Not a seed otherwise: as one, a set of the
+    same revenue as CP-SAT's own first set sent its whole model down another
+    path (stress-express 1.75 -> 2.05 s)."""
+    if not best:
+        return []
+    chosen = [max(best, key=lambda r: r.revenue)]
+    taken = np.bitwise_or.reduce(graph.conn_mask[chosen[0].conns], axis=0)
+    for t in sorted(range(len(listed)), key=lambda t: -caps[t]):
+        if t == chosen[0].train:
+            continue
+        found = single_train_maximum(graph, t, listed[t].table, 0, clock, MAXIMUM_STEPS, taken=taken)
+        if found.route is not None:
+            chosen.append(found.route)
+            taken |= np.bitwise_or.reduce(graph.conn_mask[found.route.conns], axis=0)
+    return chosen
 
 
 def _kind(listed: list[TrainRoutes], t: int) -> list[int]:

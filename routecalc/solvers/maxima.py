@@ -13,7 +13,7 @@ the search, and then the maximum is unknown.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -102,6 +102,13 @@ def lists_needed(prices: PayTable, values: np.ndarray) -> bool:
     return not np.isin(paid_weights(prices), values).all()
 
 
+def track_left(graph: TrackGraph, taken: np.ndarray) -> TrackGraph:
+    """The board with every connection that uses a piece of ``taken`` (mask
+    words) given no gauge, so that no train's route can use it."""
+    clash = (graph.conn_mask & taken).any(axis=1)
+    return replace(graph, conn_gauge=np.where(clash, 0, graph.conn_gauge))
+
+
 def single_train_maximum(
     graph: TrackGraph,
     t: int,
@@ -110,15 +117,18 @@ def single_train_maximum(
     clock: Clock,
     step_limit: int | None,
     paused: Paused | None = None,
+    taken: np.ndarray | None = None,
 ) -> Maximum:
     """The best revenue of train ``t`` (``table``) alone, when some route of
     it is known to earn ``known``: a search for a route earning more, within
     ``step_limit`` more kernel steps and the clock's time limit, run on from
-    ``paused`` if given (the floor raised to beat ``known``)."""
+    ``paused`` if given (the floor raised to beat ``known``), on the track
+    ``taken`` (mask words) leaves if given."""
     if paused is None:
+        left = graph if taken is None else track_left(graph, taken)
         prices = pay_table(table, graph, graph.position.rules.bonuses(graph.position))
-        arrays = richest_first(graph_arrays(graph), prices.weight)
-        points = track_points(graph, int(table.gauge_bit))
+        arrays = richest_first(graph_arrays(left), prices.weight)
+        points = track_points(left, int(table.gauge_bit))
         values = thresholds(prices)
         prune = enum.new_prune(len(table.pay), 1, points, values, lists_needed(prices, values))
         paused = Paused(arrays, prices, prune)
