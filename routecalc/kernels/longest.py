@@ -77,6 +77,8 @@ from .payment import PAY_TABLE, VISIT
 #: Longest best-weights list per distance group; a group that could pay more
 #: stops is summed whole instead (an over-estimate).
 MOST_LISTED = 16
+#: Bonuses at most (each has a cell set; PayTable.sets has 64 bits).
+MOST_BONUSES = 64
 #: No chain of this kind (the open-bonus sums).
 NONE = -(1 << 40)
 #: The end of a chain (ChainWork.down_end, acc_end) that is no end-only
@@ -180,6 +182,8 @@ class ChainWork(NamedTuple):
     reached: np.ndarray  # int64[N]: search stamp that reached the stop (as a stop the route may pay)
     stamp: np.ndarray  # int64[1]
     lists: np.ndarray  # int64[1]: 0 when the thresholds bound at least as tight (groups with room summed)
+    bonus_least: np.ndarray  # int64[MOST_BONUSES]: per possible connect bonus, its cell sets' least best payable weight
+    bonus_open: np.ndarray  # int64[MOST_BONUSES]: 1 for a connect bonus the route's stops do not meet yet
 
 
 def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = None, lists: bool = True) -> ChainWork:
@@ -218,6 +222,8 @@ def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = 
         n.copy(),
         np.zeros(1, np.int64),
         np.full(1, int(lists), np.int64),
+        np.zeros(MOST_BONUSES, np.int64),
+        np.zeros(MOST_BONUSES, np.int64),
     )
 
 
@@ -225,7 +231,7 @@ _i64, _u64, _bool = types.int64[::1], types.uint64[::1], types.boolean[::1]
 _i64_2d, _i64_3d, _u64_2d = types.int64[:, ::1], types.int64[:, :, ::1], types.uint64[:, ::1]
 TRACK_POINTS = record(TrackPoints, _i64, _i64, _i64)
 CHAIN_WORK = record(
-    ChainWork, *(_i64,) * 8, _i64_2d, _i64_3d, *(_i64_2d,) * 7, _i64_3d, *(_i64,) * 8
+    ChainWork, *(_i64,) * 8, _i64_2d, _i64_3d, *(_i64_2d,) * 7, _i64_3d, *(_i64,) * 10
 )  # one type a field, in ChainWork's order
 
 
@@ -279,6 +285,7 @@ def route_bound(
     paying, paying_group, reached, thresholds = cw.paying, cw.paying_group, cw.reached, cw.thresholds
     down_open, acc_open = cw.down_open, cw.acc_open
     down_end, down_alt, acc_end, acc_alt = cw.down_end, cw.down_alt, cw.acc_end, cw.acc_alt
+    bonus_least, bonus_open = cw.bonus_least, cw.bonus_open
     num_thresholds = 0 if pt.every else len(thresholds)
     num_stops = len(flags)
     num_groups = len(pay_slots)
@@ -322,9 +329,26 @@ def route_bound(
         """Is v a stop an open connect bonus needs (and the train may pay)?"""
         return v < num_stops and listed[group[v]] != 0 and (pt.sets[v] & need) != 0
 
+    def payable(v):
+        """May the train pay stop v (of the route), in its group or by fill?"""
+        grp = group[v]
+        return pay_slots[grp] > 0 or (pt.fill and grp != 0 and pay_slots[0] > 0)
+
     def none_open(row):
         for t in range(num_thresholds):
             row[t] = NONE
+
+    def pair_open(pair, best, sums, opened):
+        """acc_open[pair]: the best two chains together with a stop an open
+        bonus needs, once a chain (its threshold ``sums``, and ``opened``:
+        those of it with a needed stop) is offered beside those of slot
+        ``best`` (before ``best`` takes it). Two chains ending at one
+        end-only stop are paired too: more, never less."""
+        for t in range(num_thresholds):
+            if opened[t] > NONE:
+                acc_open[pair, t] = max(acc_open[pair, t], opened[t] + acc_sum[best, num_groups + t])
+            if acc_open[best, t] > NONE:
+                acc_open[pair, t] = max(acc_open[pair, t], sums[num_groups + t] + acc_open[best, t])
 
     def best_open(row, other_row):
         for t in range(num_thresholds):
@@ -440,6 +464,7 @@ def route_bound(
         root's two best when v is the root)."""
         if v == root:
             keep_two(ROOT, ROOT_2, acc_top[OWN])
+            pair_open(ROOT_2, ROOT, acc_sum[OWN], acc_open[OWN])
             best_open(acc_open[ROOT], acc_open[OWN])
             for j in range(num_sums):
                 best, end, alt = acc_sum[ROOT, j], acc_end[ROOT, j], acc_alt[ROOT, j]
@@ -544,6 +569,7 @@ def route_bound(
                 acc_end[BELOW, j] = NO_END
                 acc_alt[BELOW, j] = 0
             none_open(acc_open[BELOW])
+            none_open(acc_open[BELOW_2])
             has_needed = False
             through = p == s and other >= 0  # a path through the root may go in and out of this block
             while True:
@@ -552,6 +578,8 @@ def route_bound(
                 add_stop(acc_sum[OWN], acc_top[OWN], u)
                 has_needed |= needed(u)
                 keep_two(BELOW, BELOW_2, down_top[u])
+                if through:
+                    pair_open(BELOW_2, BELOW, down_sum[u], down_open[u])
                 best_open(acc_open[BELOW], down_open[u])
                 for j in range(num_sums):
                     best, end, alt = acc_sum[BELOW, j], acc_end[BELOW, j], acc_alt[BELOW, j]
@@ -570,7 +598,7 @@ def route_bound(
                     acc_open[SPARE, t] = own + acc_sum[BELOW_2, num_groups + t]
                 elif acc_open[BELOW, t] > NONE:
                     acc_open[OWN, t] = own + acc_open[BELOW, t]
-                    acc_open[SPARE, t] = own + acc_open[BELOW, t] + below  # may count one chain twice: more
+                    acc_open[SPARE, t] = own + acc_open[BELOW_2, t]
                 else:
                     acc_open[OWN, t] = NONE
                     acc_open[SPARE, t] = NONE
@@ -596,8 +624,7 @@ def route_bound(
             acc_sum[RESULT, j] = acc_sum[ROOT, j] if other < 0 else max(acc_sum[ROOT_2, j], acc_sum[THROUGH, j])
         if other >= 0:
             for t in range(num_thresholds):
-                if acc_open[ROOT, t] > NONE:  # the other end's chain may be the same one: more
-                    acc_open[RESULT, t] = acc_open[ROOT, t] + acc_sum[ROOT, num_groups + t]
+                acc_open[RESULT, t] = acc_open[ROOT_2, t]
             best_open(acc_open[RESULT], acc_open[THROUGH])
             merge_into(RESULT, ROOT_2)
             keep_best(acc_sum[RESULT], acc_top[RESULT], acc_sum[THROUGH], acc_top[THROUGH])
@@ -650,45 +677,74 @@ def route_bound(
             total += paying[i]
     # every bonus the route's stops and the stops it can still pay could earn
     # (a visit bonus per stop, not per cell: more, never less); the open
-    # connect bonuses apart, and only those still possible
-    sure_times = 0  # multiplied
+    # connect bonuses apart, and only those still possible: each of its cell
+    # sets with a stop the route may pay (on it or reached)
+    visit_times = 0  # multiplied
+    visit_plain = 0
+    sure_times = 0
     sure_plain = 0
     open_times = 0
     open_plain = 0
     for b in range(len(pt.bonus_kind)):
         first_set = pt.bonus_first[b]
         times = pt.bonus_multiplied[b]
+        bonus_least[b] = NONE
         if pt.bonus_kind[b] == VISIT:
             bit = np.uint64(1) << np.uint64(first_set)
             for v in range(num_stops):
                 if (on_path[v] or reached[v] == stamp) and pt.sets[v] & bit:
                     if times:
-                        sure_times += pt.bonus_amount[b]
+                        visit_times += pt.bonus_amount[b]
                     else:
-                        sure_plain += pt.bonus_amount[b]
+                        visit_plain += pt.bonus_amount[b]
             continue
         met_all = True
-        possible = True
+        least = -NONE
         for j in range(first_set, first_set + pt.bonus_count[b]):
             bit = np.uint64(1) << np.uint64(j)
-            if need & bit:
-                met_all = False
-                met = False
-                for v in range(num_stops):
-                    if reached[v] == stamp and pt.sets[v] & bit:
-                        met = True
-                        break
-                possible &= met
+            met_all &= not need & bit
+            best = NONE
+            for v in range(num_stops):
+                if pt.sets[v] & bit and (reached[v] == stamp or (on_path[v] and payable(v))):
+                    best = max(best, weight[v])
+            least = min(least, best)
+        if least == NONE:
+            continue
+        bonus_least[b] = least
+        bonus_open[b] = not met_all
         if met_all and times:
             sure_times += pt.bonus_amount[b]
         elif met_all:
             sure_plain += pt.bonus_amount[b]
-        elif possible and times:
+        elif times:
             open_times += pt.bonus_amount[b]
-        elif possible:
+        else:
             open_plain += pt.bonus_amount[b]
     multiplier = pt.multiplier
-    most = (total + sure_times + open_times) * multiplier + sure_plain + open_plain
+    most = (total + visit_times + sure_times + open_times) * multiplier + visit_plain + sure_plain + open_plain
+
+    def connect_bonuses(theta, with_open):
+        """The most the possible connect bonuses (the open ones only
+        ``with_open``) add to a threshold bound at theta. A bonus is paid
+        only with a paying stop of each of its cell sets, so one whose best
+        such stop weighs ``least`` below theta holds a pay slot that earns
+        theta - least less than ``slots * theta`` counts for it: bonuses
+        taken together cost at least the dearest one's shortfall (1867's
+        Timmins bonus needs D2, 40, paid: stress-1867-express-8's 5+5E was
+        bounded by five stops of 60 and more plus the bonus)."""
+        bonuses = 0
+        for b in range(len(pt.bonus_kind)):
+            if bonus_least[b] == NONE or (bonus_open[b] and not with_open):
+                continue
+            cost = max(theta - bonus_least[b], 0) * multiplier
+            earned = -cost
+            for c in range(len(pt.bonus_kind)):
+                if bonus_least[c] == NONE or (bonus_open[c] and not with_open):
+                    continue
+                if max(theta - bonus_least[c], 0) * multiplier <= cost:
+                    earned += pt.bonus_amount[c] * (multiplier if pt.bonus_multiplied[c] else 1)
+            bonuses = max(bonuses, earned)
+        return bonuses
 
     # the threshold bounds: no choice of at most ``slots`` paying stops earns
     # more than slots * theta plus what each stop earns above theta. The
@@ -701,13 +757,12 @@ def route_bound(
         fixed = slots * theta
         for i in range(length):
             v = route[i]
-            grp = group[v]
-            payable = pay_slots[grp] > 0 or (pt.fill and grp != 0 and pay_slots[0] > 0)
-            if payable and weight[v] > theta:
+            if payable(v) and weight[v] > theta:
                 fixed += weight[v] - theta
-        bound = (fixed + acc_sum[RESULT, num_groups + t] + sure_times) * multiplier + sure_plain
+        plain = (fixed + visit_times) * multiplier + visit_plain
+        bound = plain + acc_sum[RESULT, num_groups + t] * multiplier + connect_bonuses(theta, False)
         if acc_open[RESULT, t] > NONE and open_times + open_plain > 0:
-            opened = (fixed + acc_open[RESULT, t] + sure_times + open_times) * multiplier + sure_plain + open_plain
+            opened = plain + acc_open[RESULT, t] * multiplier + connect_bonuses(theta, True)
             bound = max(bound, opened)
         if bound < most:
             most = bound
