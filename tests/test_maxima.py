@@ -353,3 +353,20 @@ def test_the_bound_pairs_no_two_chains_ending_at_one_offboard(fixture, train, mo
     table = train_tables(graph)[train]
     found = single_train_maximum(graph, train, table, most, Clock(None, None), None)
     assert (found.revenue, found.route, found.steps) == (most, None, steps)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "train", "most", "steps"),
+    [("1867-express-8", 0, 820, 17), ("1867-towns", 0, 360, 21_587), ("1867-towns", 1, 450, 17)],
+)
+def test_the_bound_charges_a_connect_bonus_its_stop_and_a_train_its_visits_left(fixture, train, most, steps):
+    """1867's trains from their maxima: the Timmins bonus is paid only with
+    D2 (40) paid too, so it holds one of the 5+5E's five pay slots (the
+    bound was five stops of 60 and more plus the bonus, 860, and proved
+    nothing in 2,000,000 steps), and its open chains were paired with
+    themselves (towns' 7: 9,189 steps); a 5 that may visit two more cities
+    reaches only what towns lead to within two (towns' 5: 35,099 -> 21,587)."""
+    graph = compile_position(load_position_file(ROOT / "fixtures" / f"stress-{fixture}.json"))
+    table = train_tables(graph)[train]
+    found = single_train_maximum(graph, train, table, most, Clock(None, None), 100_000)
+    assert (found.revenue, found.route, found.steps) == (most, None, steps)

@@ -59,6 +59,13 @@ earn yet counts only down chains with a stop it needs (1867's Timmins
 bonus, counted everywhere, kept most routes above the floor). No extension
 of the route earns more.
 
+A connect bonus is paid only with a paying stop of each of its cell sets:
+where the best such stop weighs less than ``theta``, the slot it holds
+earns that much less than ``theta`` (see ``connect_bonuses``). Where a
+distance group may be visited only a few more times, the points every path
+from the open ends to which passes more of its stops are left out of
+``G'`` first (a breadth-first search by that count).
+
 Blocks come from Tarjan's depth-first search, iterative, one per route (its
 open ends as one root), in O(points + their links).
 """
@@ -184,6 +191,8 @@ class ChainWork(NamedTuple):
     lists: np.ndarray  # int64[1]: 0 when the thresholds bound at least as tight (groups with room summed)
     bonus_least: np.ndarray  # int64[MOST_BONUSES]: per possible connect bonus, its cell sets' least best payable weight
     bonus_open: np.ndarray  # int64[MOST_BONUSES]: 1 for a connect bonus the route's stops do not meet yet
+    visits_to: np.ndarray  # int64[N]: fewest stops of one distance group on a path from an open end to the point
+    out_of_reach: np.ndarray  # int64[N]: search stamp of the points no extension reaches within its visits left
 
 
 def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = None, lists: bool = True) -> ChainWork:
@@ -224,6 +233,8 @@ def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = 
         np.full(1, int(lists), np.int64),
         np.zeros(MOST_BONUSES, np.int64),
         np.zeros(MOST_BONUSES, np.int64),
+        n.copy(),
+        n.copy(),
     )
 
 
@@ -231,7 +242,7 @@ _i64, _u64, _bool = types.int64[::1], types.uint64[::1], types.boolean[::1]
 _i64_2d, _i64_3d, _u64_2d = types.int64[:, ::1], types.int64[:, :, ::1], types.uint64[:, ::1]
 TRACK_POINTS = record(TrackPoints, _i64, _i64, _i64)
 CHAIN_WORK = record(
-    ChainWork, *(_i64,) * 8, _i64_2d, _i64_3d, *(_i64_2d,) * 7, _i64_3d, *(_i64,) * 10
+    ChainWork, *(_i64,) * 8, _i64_2d, _i64_3d, *(_i64_2d,) * 7, _i64_3d, *(_i64,) * 12
 )  # one type a field, in ChainWork's order
 
 
@@ -286,6 +297,7 @@ def route_bound(
     down_open, acc_open = cw.down_open, cw.acc_open
     down_end, down_alt, acc_end, acc_alt = cw.down_end, cw.down_alt, cw.acc_end, cw.acc_alt
     bonus_least, bonus_open = cw.bonus_least, cw.bonus_open
+    visits_to, out_of_reach = cw.visits_to, cw.out_of_reach
     num_thresholds = 0 if pt.every else len(thresholds)
     num_stops = len(flags)
     num_groups = len(pay_slots)
@@ -357,6 +369,8 @@ def route_bound(
 
     def allowed(v):
         """May an extension of the route pass point v?"""
+        if out_of_reach[v] == stamp:
+            return False
         if v >= num_stops:
             bit = point_piece[v]
             return (mask[bit >> 6] & (np.uint64(1) << np.uint64(bit & 63))) == 0
@@ -628,6 +642,58 @@ def route_bound(
             best_open(acc_open[RESULT], acc_open[THROUGH])
             merge_into(RESULT, ROOT_2)
             keep_best(acc_sum[RESULT], acc_top[RESULT], acc_sum[THROUGH], acc_top[THROUGH])
+
+    def within_visits(j, s, other):
+        """Marks out of reach the points every path from the open ends s
+        and ``other`` (-1: none) to which passes more stops of distance
+        group j than the route may still visit: no extension takes them (an
+        8 of 1867, paying the cities it visits and passing towns free, after
+        six cities may pass two more, so it reaches only what towns lead
+        to). A breadth-first search by the count, the stops of each count
+        found from the last through points that add none."""
+        left = visit[j] - count[j]
+        for v in range(len(visits_to)):
+            visits_to[v] = left + 1
+        visits_to[s] = 0
+        path[0] = s  # the points of the count being searched
+        now = 1
+        if other >= 0:
+            visits_to[other] = 0
+            path[1] = other
+            now = 2
+        level = 0
+        while now > 0 and level <= left:
+            later = 0  # points one count further, on pending[]
+            while now > 0:
+                now -= 1
+                v = path[now]
+                ends_here = v != s and v != other and v < num_stops and flags[v] & (END_ONLY | BLOCKED)
+                if visits_to[v] != level or ends_here:
+                    continue  # found again with fewer, or a route ends there
+                for k in range(point_start[v], point_start[v + 1]):
+                    w = point_other[k]
+                    if visits_to[w] <= level or not allowed(w):
+                        continue
+                    if w < num_stops and group[w] == j:
+                        if visits_to[w] > level + 1:
+                            visits_to[w] = level + 1
+                            pending[later] = w
+                            later += 1
+                    else:
+                        visits_to[w] = level
+                        path[now] = w
+                        now += 1
+            for i in range(later):
+                path[i] = pending[i]
+            now = later
+            level += 1
+        for v in range(len(visits_to)):
+            if visits_to[v] > left:
+                out_of_reach[v] = stamp
+
+    for j in range(num_groups):
+        if 0 < visit[j] - count[j] < num_stops and max(end_a, end_b) >= 0:
+            within_visits(j, max(end_a, end_b), min(end_a, end_b))
 
     if end_a >= 0:
         extensions(end_a, end_b)
