@@ -27,8 +27,11 @@ kernel lists each train's routes within a budget of routes kept per train
   proves in milliseconds most maxima CP-SAT takes a fraction of a second
   or seconds over (stress-1828-d-8e's D and 8E, stress-express's 8E and
   6E); where that does not prove it, by CP-SAT alone within
-  ``SINGLE_WORK`` (deterministic time). CP-SAT, which does not enumerate,
-  then solves the whole problem seeded with that set and those routes,
+  ``SINGLE_WORK`` (deterministic time). Once every maximum is proven,
+  the richest route and each other train's best on the track left (by
+  branch and bound) may earn them all, and are then optimal at once.
+  Otherwise CP-SAT, which does not enumerate,
+  solves the whole problem seeded with the best set and those routes,
   capped by the single-train maxima or, where one is unproven, CP-SAT's
   bounds, first demanded together: those known it does not prove again.
   If that does not settle it, the branch and bound gets ``PROOF_STEPS``
