@@ -24,7 +24,7 @@ from routecalc.scoring import pay_table, train_tables
 from routecalc.solvers import auto, fast
 from routecalc.solvers import maxima as branch_and_bound
 from routecalc.solvers.fast import Clock, enumerate_company, graph_arrays
-from routecalc.solvers.maxima import single_train_maximum
+from routecalc.solvers.maxima import single_train_maximum, track_of
 from routecalc.solvers.reference import enumerate_routes
 from routecalc.validate import check_route
 
@@ -79,13 +79,13 @@ def test_maxima_on_the_track_another_route_leaves_equal_the_reference_searchs(po
         routes, finished = enumerate_routes(graph, train_tables(graph)[rng.integers(len(tables))])
         assert finished
         assume(routes)
-        taken = np.bitwise_or.reduce(graph.conn_mask[list(routes[rng.integers(len(routes))].conns)], axis=0)
+        taken = track_of(graph, routes[rng.integers(len(routes))])
         mine, _ = enumerate_routes(graph, table)
-        clear = [r.revenue for r in mine if not (np.bitwise_or.reduce(graph.conn_mask[list(r.conns)]) & taken).any()]
+        clear = [r.revenue for r in mine if not (track_of(graph, r) & taken).any()]
         found = single_train_maximum(graph, t, table, 0, Clock(None, None), None, taken=taken)
         assert (found.revenue or 0) == max(clear, default=0)
         if found.route is not None:
-            assert not (np.bitwise_or.reduce(graph.conn_mask[list(found.route.conns)]) & taken).any()
+            assert not (track_of(graph, found.route) & taken).any()
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -47,15 +47,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-import numpy as np
-
 from ..graph import TrackGraph
 from ..model import Position
 from ..routes import Route, answer
 from ..rules import require_route_engine
 from ..scoring import TrainTable, train_tables
 from .fast import ENUMERATION_SHARE, Clock, TrainRoutes, combine_company, enumerate_company, listed_routes
-from .maxima import Paused, single_train_maximum
+from .maxima import Paused, single_train_maximum, track_of
 from .packing import greedy_choice, pack_routes
 
 #: Routes kept per train, and enumeration kernel steps (routes extended) for
@@ -248,14 +246,14 @@ def _first_set(
     if not best:
         return []
     chosen = [max(best, key=lambda r: r.revenue)]
-    taken = np.bitwise_or.reduce(graph.conn_mask[chosen[0].conns], axis=0)
+    taken = track_of(graph, chosen[0])
     for t in sorted(range(len(listed)), key=lambda t: -caps[t]):
         if t == chosen[0].train:
             continue
         found = single_train_maximum(graph, t, listed[t].table, 0, clock, MAXIMUM_STEPS, taken=taken)
         if found.route is not None:
             chosen.append(found.route)
-            taken |= np.bitwise_or.reduce(graph.conn_mask[found.route.conns], axis=0)
+            taken |= track_of(graph, found.route)
     return chosen
 
 

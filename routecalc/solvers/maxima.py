@@ -102,6 +102,11 @@ def lists_needed(prices: PayTable, values: np.ndarray) -> bool:
     return not np.isin(paid_weights(prices), values).all()
 
 
+def track_of(graph: TrackGraph, route: Route) -> np.ndarray:
+    """The track pieces a route uses, as mask words (a row of ``conn_mask``)."""
+    return np.bitwise_or.reduce(graph.conn_mask[np.asarray(route.conns, dtype=np.int64)], axis=0)
+
+
 def track_left(graph: TrackGraph, taken: np.ndarray) -> TrackGraph:
     """The board with every connection that uses a piece of ``taken`` (mask
     words) given no gauge, so that no train's route can use it."""
