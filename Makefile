@@ -9,8 +9,9 @@ STAMP := $(VENV)/.installed
 demo: $(STAMP)
 	$(BIN)/routecalc demo
 
+# the default suite on both cores (pytest-xdist), then the cluster suite, which starts its own Ray nodes
 test: $(STAMP) chromium lint docs
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2
 	$(BIN)/pytest -m cluster
 
 # ruff (lint and format check) and mypy --strict on the public modules (pyproject.toml)
@@ -42,7 +43,7 @@ fuzz: $(STAMP)
 	$(BIN)/python tests/fuzz.py --cases $(or $(FUZZ_CASES),10000) --seed $(or $(FUZZ_SEED),1)
 
 slow: $(STAMP)
-	$(BIN)/pytest -m slow
+	$(BIN)/pytest -n 2 -m slow
 
 # batch --address on a real two-node Ray cluster on this machine (make test runs it too)
 cluster: $(STAMP)
