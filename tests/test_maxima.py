@@ -317,7 +317,31 @@ def test_the_bound_is_never_below_a_route_through_what_it_bounds(position_json):
     revenue: whatever it leaves out (two chains ending at one end-only stop,
     the paired chains of :func:`~routecalc.kernels.longest.route_bound`)
     no route earns."""
-    position = load_position(position_json)
+    check_the_bound_on_the_richest_routes(load_position(position_json))
+
+
+#: 1867-style trains that visit few cities and pass towns free: their visits
+#: left are priced in the bound (and each city a chain passes is charged).
+FEW_VISITS = tuple(
+    {
+        "name": f"{n}F",
+        "fill": True,
+        "distance": [{"nodes": ["city", "offboard"], "pay": n, "visit": n}, {"nodes": ["town"], "pay": 0, "visit": 99}],
+    }
+    for n in (2, 3)
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_size=4, max_size=6, max_trains=1, token_rate=0.3), st.sampled_from(FEW_VISITS))
+def test_the_bound_with_visits_priced_is_never_below_a_route_through_what_it_bounds(position_json, train):
+    """The same for trains whose visits run out before their pay slots, on
+    larger boards (each price of a visit left, and the visit a chain below a
+    city makes there, is checked against every rich route)."""
+    check_the_bound_on_the_richest_routes(load_position({**position_json, "trains": [train]}))
+
+
+def check_the_bound_on_the_richest_routes(position) -> None:
     graph = compile_position(position)
     for table in train_tables(graph):
         routes, finished = enumerate_routes(graph, table)
@@ -325,7 +349,9 @@ def test_the_bound_is_never_below_a_route_through_what_it_bounds(position_json):
         prices = pay_table(table, graph, position.rules.bonuses(position))
         points = track_points(graph, int(table.gauge_bit))
         values = branch_and_bound.thresholds(prices)
-        chain = new_chain_work(len(points.piece), len(table.pay), values, branch_and_bound.lists_needed(prices, values))
+        thetas, lambdas = branch_and_bound.visit_prices(prices, table.visit.astype(np.int64), values)
+        lists = branch_and_bound.lists_needed(prices, values)
+        chain = new_chain_work(len(points.piece), len(table.pay), thetas, lists, lambdas)
         for route in sorted(routes, key=lambda r: -r.revenue)[:20]:
             start = route.stops.index(min(s for s in route.stops if graph.flags[s] & TOKEN))
             back = (route.stops[start::-1], route.conns[:start][::-1])
@@ -357,7 +383,7 @@ def test_the_bound_pairs_no_two_chains_ending_at_one_offboard(fixture, train, mo
 
 @pytest.mark.parametrize(
     ("fixture", "train", "most", "steps"),
-    [("1867-express-8", 0, 820, 17), ("1867-towns", 0, 360, 21_587), ("1867-towns", 1, 450, 17)],
+    [("1867-express-8", 0, 820, 17), ("1867-towns", 0, 360, 6_812), ("1867-towns", 1, 450, 17)],
 )
 def test_the_bound_charges_a_connect_bonus_its_stop_and_a_train_its_visits_left(fixture, train, most, steps):
     """1867's trains from their maxima: the Timmins bonus is paid only with
@@ -365,8 +391,44 @@ def test_the_bound_charges_a_connect_bonus_its_stop_and_a_train_its_visits_left(
     bound was five stops of 60 and more plus the bonus, 860, and proved
     nothing in 2,000,000 steps), and its open chains were paired with
     themselves (towns' 7: 9,189 steps); a 5 that may visit two more cities
-    reaches only what towns lead to within two (towns' 5: 35,099 -> 21,587)."""
+    reaches only what towns lead to within two (towns' 5: 35,099 -> 21,587),
+    and each visit left is priced, each city a chain passes charged (21,587
+    -> 6,812)."""
     graph = compile_position(load_position_file(ROOT / "fixtures" / f"stress-{fixture}.json"))
     table = train_tables(graph)[train]
     found = single_train_maximum(graph, train, table, most, Clock(None, None), 100_000)
     assert (found.revenue, found.route, found.steps) == (most, None, steps)
+
+
+def test_the_open_ends_of_an_1867_8_share_its_visits_left():
+    """stress-1867-express-8's 8 (eight cities and offboards, towns free;
+    its maximum 560): from token T = 20 through 28, 36, 56 and 63, with
+    three visits left to share between its two open ends, the bound was 560
+    (the ends' chains each counted alone, the city 12 on the way to the 70
+    offboards beyond it free); a price on each visit left and the visit a
+    chain makes passing a city make it 550. From 559 every route from 20
+    (540 at most) is cut within 500 steps, where it was not in 2,000,000."""
+    graph = compile_position(load_position_file(ROOT / "fixtures" / "stress-1867-express-8.json"))
+    table = train_tables(graph)[1]
+    assert table.train.name == "8"
+    prices = pay_table(table, graph, graph.position.rules.bonuses(graph.position))
+    points = track_points(graph, int(table.gauge_bit))
+    values = branch_and_bound.thresholds(prices)
+    lists = branch_and_bound.lists_needed(prices, values)
+    stops = [20, 28, 36, 56, 63]
+    conns = [
+        next(c for c in range(len(graph.conn_a)) if {graph.conn_a[c], graph.conn_b[c]} == {a, b})
+        for a, b in zip(stops, stops[1:])
+    ]
+    most = {}
+    for name, (thetas, lambdas) in {
+        "alone": (values, np.zeros(len(values), np.int64)),
+        "priced": branch_and_bound.visit_prices(prices, table.visit.astype(np.int64), values),
+    }.items():
+        chain = new_chain_work(len(points.piece), len(table.pay), thetas, lists, lambdas)
+        most[name] = bound_after(graph, table, prices, chain, points, stops, conns, True)
+    assert most == {"alone": 560, "priced": 550}
+    found = single_train_maximum(graph, 1, table, 559, Clock(None, None), 500)
+    assert found.paused is not None and found.steps == 500
+    search = found.paused.found.search
+    assert int(search.token_i[0]) > 1 and int(search.stop[0]) == 28  # past the start at 20

@@ -114,13 +114,15 @@ def new_prune(
     points: TrackPoints | None = None,
     thresholds: np.ndarray | None = None,
     lists: bool = True,
+    visit_prices: np.ndarray | None = None,
 ) -> Prune:
     """Every route (``floor`` 0), or the best one earning ``floor`` or more
-    (``points``: the train's :func:`~.longest.track_points`; ``thresholds``
-    and ``lists``: those of the bound, :func:`~.longest.new_chain_work`)."""
+    (``points``: the train's :func:`~.longest.track_points`; ``thresholds``,
+    ``lists`` and ``visit_prices``: those of the bound,
+    :func:`~.longest.new_chain_work`)."""
     none = np.zeros(0, np.int64)
     points = points or TrackPoints(np.zeros(1, np.int64), none, none)
-    chain = new_chain_work(len(points.piece), groups, thresholds, lists)
+    chain = new_chain_work(len(points.piece), groups, thresholds, lists, visit_prices)
     return Prune(np.full(1, floor, np.int64), points, chain, np.zeros(1, np.int64))
 
 

@@ -171,6 +171,7 @@ class ChainWork(NamedTuple):
     path: np.ndarray  # int64[N]: the depth-first stack
     pending: np.ndarray  # int64[N]: stops of the blocks not closed yet
     thresholds: np.ndarray  # int64[T]: the values theta of the threshold bounds
+    visit_price: np.ndarray  # int64[T]: with each theta, the price lambda of a visit left (see route_bound)
     down_sum: np.ndarray  # int64[N, G + T]: best chain below the stop, summed groups, then per theta
     down_top: np.ndarray  # int64[N, G, K]: best chain below the stop, listed groups (falling)
     acc_sum: np.ndarray  # int64[SLOTS, G + T]: chains being put together (the slots below), as down_sum
@@ -193,16 +194,27 @@ class ChainWork(NamedTuple):
     bonus_open: np.ndarray  # int64[MOST_BONUSES]: 1 for a connect bonus the route's stops do not meet yet
     visits_to: np.ndarray  # int64[N]: fewest stops of one distance group on a path from an open end to the point
     out_of_reach: np.ndarray  # int64[N]: search stamp of the points no extension reaches within its visits left
+    set_near: np.ndarray  # int64[64]: per bonus cell set, its best payable weight on the route or of an unpriced group
+    set_far: np.ndarray  # int64[64]: per bonus cell set, its best payable weight off the route, of a priced group
+    bonus_cost: np.ndarray  # int64[MOST_BONUSES]: per possible connect bonus, the pay it gives up (one theta, lambda)
 
 
-def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = None, lists: bool = True) -> ChainWork:
+def new_chain_work(
+    num_stops: int,
+    groups: int,
+    thresholds: np.ndarray | None = None,
+    lists: bool = True,
+    visit_prices: np.ndarray | None = None,
+) -> ChainWork:
     """Scratch space for a train with ``groups`` distance groups and these
-    ``thresholds`` (Python-side, as every kernel's arrays are); ``lists``
+    ``thresholds`` (Python-side, as every kernel's arrays are), each with
+    its price of a visit left (``visit_prices``, 0 if not given); ``lists``
     False when the thresholds are every weight the train may be paid and it
     has no ``fill``."""
     g, k = max(groups, 1), MOST_LISTED
     n = np.zeros(num_stops, np.int64)
     thresholds = np.zeros(0, np.int64) if thresholds is None else thresholds
+    visit_prices = np.zeros(len(thresholds), np.int64) if visit_prices is None else visit_prices
     sums = g + len(thresholds)
     return ChainWork(
         n.copy(),
@@ -213,6 +225,7 @@ def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = 
         n.copy(),
         n.copy(),
         np.ascontiguousarray(thresholds, dtype=np.int64),
+        np.ascontiguousarray(visit_prices, dtype=np.int64),
         np.zeros((num_stops, sums), np.int64),
         np.zeros((num_stops, g, k), np.int64),
         np.zeros((SLOTS, sums), np.int64),
@@ -235,6 +248,9 @@ def new_chain_work(num_stops: int, groups: int, thresholds: np.ndarray | None = 
         np.zeros(MOST_BONUSES, np.int64),
         n.copy(),
         n.copy(),
+        np.zeros(64, np.int64),
+        np.zeros(64, np.int64),
+        np.zeros(MOST_BONUSES, np.int64),
     )
 
 
@@ -242,7 +258,7 @@ _i64, _u64, _bool = types.int64[::1], types.uint64[::1], types.boolean[::1]
 _i64_2d, _i64_3d, _u64_2d = types.int64[:, ::1], types.int64[:, :, ::1], types.uint64[:, ::1]
 TRACK_POINTS = record(TrackPoints, _i64, _i64, _i64)
 CHAIN_WORK = record(
-    ChainWork, *(_i64,) * 8, _i64_2d, _i64_3d, *(_i64_2d,) * 7, _i64_3d, *(_i64,) * 12
+    ChainWork, *(_i64,) * 9, _i64_2d, _i64_3d, *(_i64_2d,) * 7, _i64_3d, *(_i64,) * 15
 )  # one type a field, in ChainWork's order
 
 
@@ -294,6 +310,7 @@ def route_bound(
     path, pending, down_sum, down_top = cw.path, cw.pending, cw.down_sum, cw.down_top
     acc_sum, acc_top, listed, width, room = cw.acc_sum, cw.acc_top, cw.listed, cw.width, cw.room
     paying, paying_group, reached, thresholds = cw.paying, cw.paying_group, cw.reached, cw.thresholds
+    visit_price, set_near, set_far, bonus_cost = cw.visit_price, cw.set_near, cw.set_far, cw.bonus_cost
     down_open, acc_open = cw.down_open, cw.acc_open
     down_end, down_alt, acc_end, acc_alt = cw.down_end, cw.down_alt, cw.acc_end, cw.acc_alt
     bonus_least, bonus_open = cw.bonus_least, cw.bonus_open
@@ -322,6 +339,16 @@ def route_bound(
         else:
             listed[j] = min(left, can_pay)
         width[j] = max(listed[j], 0)
+
+    # the groups whose visits run out before their pay slots: each visit
+    # left there is priced (bit j of ``priced``), and their visits left
+    priced = 0
+    priced_left = 0
+    for j in range(num_groups):
+        can_pay = pay_slots[j] + (pay_slots[0] if pt.fill and j != 0 else 0)
+        if visit[j] <= can_pay and visit[j] > count[j]:
+            priced |= 1 << j
+            priced_left += visit[j] - count[j]
 
     # the cell sets of the connect bonuses the route's stops do not meet yet
     need = np.uint64(0)
@@ -422,9 +449,11 @@ def route_bound(
             sums[j] += weight[v]
         else:
             insert(top, j, weight[v])
+        visits = (priced >> j) & 1
         for t in range(len(thresholds)):
-            if weight[v] > thresholds[t]:
-                sums[num_groups + t] += weight[v] - thresholds[t]
+            above = weight[v] - thresholds[t] - visits * visit_price[t]
+            if above > 0:
+                sums[num_groups + t] += above
 
     def keep_two(a, b, other_top):
         """Slots a / b become the element-wise best and second best of
@@ -589,6 +618,15 @@ def route_bound(
             while True:
                 held -= 1
                 u = pending[held]
+                if u < num_stops and (priced >> group[u]) & 1:
+                    # a chain below u passes u: a visit, paid or not
+                    for t in range(num_thresholds):
+                        short = max(weight[u] - thresholds[t], 0) - visit_price[t]
+                        if short < 0:
+                            down_sum[u, num_groups + t] += short
+                            down_alt[u, num_groups + t] += short
+                            if down_open[u, t] > NONE:
+                                down_open[u, t] += short
                 add_stop(acc_sum[OWN], acc_top[OWN], u)
                 has_needed |= needed(u)
                 keep_two(BELOW, BELOW_2, down_top[u])
@@ -769,11 +807,20 @@ def route_bound(
         for j in range(first_set, first_set + pt.bonus_count[b]):
             bit = np.uint64(1) << np.uint64(j)
             met_all &= not need & bit
-            best = NONE
+            near = NONE
+            far = NONE
             for v in range(num_stops):
-                if pt.sets[v] & bit and (reached[v] == stamp or (on_path[v] and payable(v))):
-                    best = max(best, weight[v])
-            least = min(least, best)
+                if not pt.sets[v] & bit:
+                    continue
+                if on_path[v] and payable(v):
+                    near = max(near, weight[v])
+                elif reached[v] == stamp and (priced >> group[v]) & 1:
+                    far = max(far, weight[v])
+                elif reached[v] == stamp:
+                    near = max(near, weight[v])
+            set_near[j] = near
+            set_far[j] = far
+            least = min(least, max(near, far))
         if least == NONE:
             continue
         bonus_least[b] = least
@@ -789,25 +836,35 @@ def route_bound(
     multiplier = pt.multiplier
     most = (total + visit_times + sure_times + open_times) * multiplier + visit_plain + sure_plain + open_plain
 
-    def connect_bonuses(theta, with_open):
+    def connect_bonuses(theta, price, with_open):
         """The most the possible connect bonuses (the open ones only
-        ``with_open``) add to a threshold bound at theta. A bonus is paid
-        only with a paying stop of each of its cell sets, so one whose best
-        such stop weighs ``least`` below theta holds a pay slot that earns
-        theta - least less than ``slots * theta`` counts for it: bonuses
-        taken together cost at least the dearest one's shortfall (1867's
-        Timmins bonus needs D2, 40, paid: stress-1867-express-8's 5+5E was
-        bounded by five stops of 60 and more plus the bonus)."""
+        ``with_open``) add to a threshold bound at theta with a visit left
+        priced ``price``. A bonus is paid only with a paying stop of each of
+        its cell sets, so one whose best such stop weighs ``least`` below
+        theta holds a pay slot that earns theta - least less than ``slots *
+        theta`` counts for it, and one off the route of a priced group
+        takes a visit too (theta + price - least less): bonuses taken
+        together cost at least the dearest one's shortfall (1867's Timmins
+        bonus needs D2, 40, paid: stress-1867-express-8's 5+5E was bounded
+        by five stops of 60 and more plus the bonus; its 8, with one visit
+        left, by the best city and the bonus)."""
+        for b in range(len(pt.bonus_kind)):
+            if bonus_least[b] == NONE:
+                continue
+            least = -NONE
+            for j in range(pt.bonus_first[b], pt.bonus_first[b] + pt.bonus_count[b]):
+                least = min(least, max(set_near[j], set_far[j] - price))
+            bonus_cost[b] = max(theta - least, 0) * multiplier
         bonuses = 0
         for b in range(len(pt.bonus_kind)):
             if bonus_least[b] == NONE or (bonus_open[b] and not with_open):
                 continue
-            cost = max(theta - bonus_least[b], 0) * multiplier
+            cost = bonus_cost[b]
             earned = -cost
             for c in range(len(pt.bonus_kind)):
                 if bonus_least[c] == NONE or (bonus_open[c] and not with_open):
                     continue
-                if max(theta - bonus_least[c], 0) * multiplier <= cost:
+                if bonus_cost[c] <= cost:
                     earned += pt.bonus_amount[c] * (multiplier if pt.bonus_multiplied[c] else 1)
             bonuses = max(bonuses, earned)
         return bonuses
@@ -820,15 +877,16 @@ def route_bound(
         slots += pay_slots[j]
     for t in range(num_thresholds):
         theta = thresholds[t]
-        fixed = slots * theta
+        price = visit_price[t]
+        fixed = slots * theta + price * priced_left
         for i in range(length):
             v = route[i]
             if payable(v) and weight[v] > theta:
                 fixed += weight[v] - theta
         plain = (fixed + visit_times) * multiplier + visit_plain
-        bound = plain + acc_sum[RESULT, num_groups + t] * multiplier + connect_bonuses(theta, False)
+        bound = plain + acc_sum[RESULT, num_groups + t] * multiplier + connect_bonuses(theta, price, False)
         if acc_open[RESULT, t] > NONE and open_times + open_plain > 0:
-            opened = plain + acc_open[RESULT, t] * multiplier + connect_bonuses(theta, True)
+            opened = plain + acc_open[RESULT, t] * multiplier + connect_bonuses(theta, price, True)
             bound = max(bound, opened)
         if bound < most:
             most = bound

@@ -90,6 +90,25 @@ def thresholds(prices: PayTable) -> np.ndarray:
     return values.astype(np.int64)
 
 
+def visit_prices(prices: PayTable, visit: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (theta, lambda) the bound tries: each theta of ``values``
+    alone, and where a distance group's visits run out before its pay slots
+    (an 1867 8 visits eight cities and offboards and passes towns free) the
+    least theta with a price lambda on each visit left there, theta +
+    lambda each other value (see :mod:`routecalc.kernels.longest`; any
+    pair gives a true bound). The least theta leaves out the cheap stops
+    that fill the slots (1867's towns), lambda all but the best stops the
+    visits left can take; other thetas with a price took more time a step
+    and no fewer steps (stress-1867-towns' 5, stress-1867-express-8's 8)."""
+    fill = prices.pay[0] if prices.fill else 0
+    can_pay = prices.pay + np.where(np.arange(len(prices.pay)) == 0, 0, fill)
+    thetas, lambdas = [int(v) for v in values], [0] * len(values)
+    if len(values) and (visit <= can_pay).any():
+        thetas += [int(values[0])] * (len(values) - 1)
+        lambdas += [int(v - values[0]) for v in values[1:]]
+    return np.array(thetas, np.int64), np.array(lambdas, np.int64)
+
+
 def lists_needed(prices: PayTable, values: np.ndarray) -> bool:
     """Whether the bound needs its per-group lists beside the threshold
     bounds at ``values``: unless those are every weight the train may be
@@ -135,7 +154,8 @@ def single_train_maximum(
         arrays = richest_first(graph_arrays(left), prices.weight)
         points = track_points(left, int(table.gauge_bit))
         values = thresholds(prices)
-        prune = enum.new_prune(len(table.pay), 1, points, values, lists_needed(prices, values))
+        thetas, lambdas = visit_prices(prices, table.visit.astype(np.int64), values)
+        prune = enum.new_prune(len(table.pay), 1, points, thetas, lists_needed(prices, values), lambdas)
         paused = Paused(arrays, prices, prune)
     paused.prune.floor[0] = max(int(paused.prune.floor[0]), max(known, 0) + 1)
     steps = paused.found.steps if paused.found else 0
