@@ -41,6 +41,17 @@ Two bounds come out of one pass, and the lower counts:
   middling stops down another). Each ``theta`` of
   :attr:`ChainWork.thresholds` is tried.
 
+Where a distance group's visits run out before its pay slots (an 1867 8:
+eight cities and offboards, towns free), each ``theta`` may come with a
+price ``lambda >= 0`` on a visit left there (:attr:`ChainWork.visit_price`):
+the bound adds ``lambda`` times the visits left, and each stop of the group
+off the route earns ``lambda`` less, so the two open ends share the visits
+left (with one ``lambda`` per chain it is the best ``k`` of them, no chains
+mixed). A chain below a stop of the group passes it, paid or not, so it is
+charged that visit where the stop earns less than ``lambda``: an offboard
+behind a poor city is not free. A connect bonus whose stop is off the route
+gives up ``lambda`` more too. Any ``lambda`` gives a true bound.
+
 Where every stop weight the train may be paid is a ``theta`` tried, the
 train has one way to fill its pay slots (no ``fill``), no connect bonus,
 and no group's visits left fall below its slots, the thresholds are never looser than the lists
