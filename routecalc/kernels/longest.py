@@ -326,7 +326,7 @@ def route_bound(
     down_end, down_alt, acc_end, acc_alt = cw.down_end, cw.down_alt, cw.acc_end, cw.acc_alt
     bonus_least, bonus_open = cw.bonus_least, cw.bonus_open
     visits_to, out_of_reach = cw.visits_to, cw.out_of_reach
-    num_thresholds = 0 if pt.every else len(thresholds)
+    num_thresholds = len(thresholds)
     num_stops = len(flags)
     num_groups = len(pay_slots)
     num_sums = num_groups + len(thresholds)

@@ -80,9 +80,7 @@ def thresholds(prices: PayTable) -> np.ndarray:
     them spread over their range (any set gives a true bound); 0 alone when
     it has a pay slot for every stop; none for a train paid for every stop
     it visits."""
-    if prices.every:
-        return np.zeros(0, np.int64)
-    if prices.pay.sum() >= len(prices.weight):
+    if prices.every or prices.pay.sum() >= len(prices.weight):
         return np.zeros(1, np.int64)  # every stop pays (a diesel): theta above 0 never bounds lower
     values = paid_weights(prices)
     if len(values) > MOST_THRESHOLDS:
