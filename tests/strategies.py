@@ -74,8 +74,13 @@ def _groups(draw) -> str:
 
 
 @st.composite
-def tile_codes(draw, num_edges: int = 6, toward: tuple[int, ...] = ()) -> str:
-    """A tile code (unrotated) whose exits are mostly the ``toward`` code edges."""
+def tile_codes(draw, num_edges: int = 6, toward: tuple[int, ...] = (), switches: bool = False) -> str:
+    """A tile code (unrotated) whose exits are mostly the ``toward`` code edges;
+    with ``switches`` also track that forks at an edge (no path turns from
+    one branch to another)."""
+    if switches and draw(st.integers(0, 3)) == 0:
+        edges = draw(st.permutations(_exits(draw, num_edges, 3, 4, toward)))
+        return ";".join(f"path=a:{edges[0]},b:{e}{_track(draw)}" for e in edges[1:])
     shape = draw(
         st.sampled_from(
             (
@@ -239,6 +244,7 @@ def positions(
     max_trains: int = 3,
     options: bool = True,
     token_rate: float = 0.4,
+    switches: bool = False,
 ) -> dict:
     """A random small position JSON dict for company ``A`` (generic rules).
 
@@ -246,7 +252,7 @@ def positions(
     hex boards hold about ``width * height`` cells), every cell a random
     tile. ``token_rate`` is the chance that a city slot holds a token (of
     ``A`` or of a blocking company). ``options`` allows ``no_hex_twice`` and
-    ``bonuses``.
+    ``bonuses``; ``switches`` track that forks (:func:`tile_codes`).
     """
     layout = draw(st.sampled_from(layouts))
     grid = Grid.make(layout, None)
@@ -268,7 +274,7 @@ def positions(
         toward = tuple(
             sorted((e - rotation) % n for e in range(n) if frozenset(((x, y), grid.neighbor_coords(x, y, e))) in linked)
         )
-        code = draw(tile_codes(n, toward))
+        code = draw(tile_codes(n, toward, switches))
         cell = {"id": grid.cell_id(x, y), "code": code, "rotation": rotation}
         slots = [
             int(part.split("slots:")[1].split(",")[0]) if "slots:" in part else 1

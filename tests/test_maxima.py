@@ -91,6 +91,18 @@ def test_maxima_on_the_track_another_route_leaves_equal_the_reference_searchs(po
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions(min_size=3, max_size=5, token_rate=0.5))
 def test_maxima_equal_the_reference_searchs(position_json):
+    assert_maxima_equal_the_reference_searchs(position_json)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_size=3, max_size=5, token_rate=0.5, switches=True))
+def test_maxima_on_track_that_forks_equal_the_reference_searchs(position_json):
+    """Switches (track forking at a cell edge) are merged into their stems
+    in the bound's graph (:func:`~routecalc.kernels.longest.track_points`)."""
+    assert_maxima_equal_the_reference_searchs(position_json)
+
+
+def assert_maxima_equal_the_reference_searchs(position_json) -> None:
     position = load_position(position_json)
     graph = compile_position(position)
     for t, table in enumerate(train_tables(graph)):
@@ -341,6 +353,15 @@ def test_the_bound_with_visits_priced_is_never_below_a_route_through_what_it_bou
     check_the_bound_on_the_richest_routes(load_position({**position_json, "trains": [train]}))
 
 
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_size=3, max_size=5, token_rate=0.5, switches=True))
+def test_the_bound_on_track_that_forks_is_never_below_a_route_through_it(position_json):
+    """The same where track forks at cell edges: no route turns from one
+    branch of a switch to another, and each passes the stem it is merged
+    into."""
+    check_the_bound_on_the_richest_routes(load_position(position_json))
+
+
 def check_the_bound_on_the_richest_routes(position) -> None:
     graph = compile_position(position)
     for table in train_tables(graph):
@@ -383,7 +404,7 @@ def test_the_bound_pairs_no_two_chains_ending_at_one_offboard(fixture, train, mo
 
 @pytest.mark.parametrize(
     ("fixture", "train", "most", "steps"),
-    [("1867-express-8", 0, 820, 17), ("1867-towns", 0, 360, 6_812), ("1867-towns", 1, 450, 17)],
+    [("1867-express-8", 0, 820, 17), ("1867-towns", 0, 360, 5_972), ("1867-towns", 1, 450, 17)],
 )
 def test_the_bound_charges_a_connect_bonus_its_stop_and_a_train_its_visits_left(fixture, train, most, steps):
     """1867's trains from their maxima: the Timmins bonus is paid only with
@@ -393,7 +414,7 @@ def test_the_bound_charges_a_connect_bonus_its_stop_and_a_train_its_visits_left(
     themselves (towns' 7: 9,189 steps); a 5 that may visit two more cities
     reaches only what towns lead to within two (towns' 5: 35,099 -> 21,587),
     and each visit left is priced, each city a chain passes charged (21,587
-    -> 6,812)."""
+    -> 6,812; 5,972 since switches are merged into their stems)."""
     graph = compile_position(load_position_file(ROOT / "fixtures" / f"stress-{fixture}.json"))
     table = train_tables(graph)[train]
     found = single_train_maximum(graph, train, table, most, Clock(None, None), 100_000)
@@ -432,3 +453,16 @@ def test_the_open_ends_of_an_1867_8_share_its_visits_left():
     assert found.paused is not None and found.steps == 500
     search = found.paused.found.search
     assert int(search.token_i[0]) > 1 and int(search.stop[0]) == 28  # past the start at 20
+
+
+def test_a_train_paid_for_every_stop_counts_an_open_connect_bonus_only_down_chains_to_its_stop():
+    """stress-1867-two-d's D, paid for every stop, from its maximum 860: the
+    Timmins bonus (40, only with the offboard D2, which ends a route) was
+    added to every chain, and the bound's graph let routes turn from one
+    branch of a switch to another: 653,802 steps. With the threshold bound
+    at 0 (a chain's stops summed) the bonus counts only down chains to D2,
+    and switches are merged into their stems."""
+    graph = compile_position(load_position_file(ROOT / "fixtures" / "stress-1867-two-d.json"))
+    table = train_tables(graph)[0]
+    found = single_train_maximum(graph, 0, table, 860, Clock(None, None), 100_000)
+    assert (found.revenue, found.route, found.steps) == (860, None, 50_854)

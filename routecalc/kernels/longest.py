@@ -128,10 +128,16 @@ def track_points(graph: TrackGraph, gauge_bit: int) -> TrackPoints:
     may use. A point with two neighbours becomes a line between them and one
     with fewer goes: a path through it is a path along that line, and a
     route whose track passes it uses the points at both ends of the line, so
-    the search sees the same paths."""
+    the search sees the same paths. A junction that every connection through
+    it passes between one neighbour (its stem) and another (a switch: no
+    connection turns between two branches) is merged into its stem: a route
+    through it passes the stem beside it, so the search sees every route,
+    and none that turns from branch to branch (stress-1867-two-d's D went
+    27-62-61-60-59-13 through three such switches, 20 over its maximum)."""
     n = graph.num_stops
     near: dict[int, set[int]] = {v: set() for v in range(n)}
     piece_of: dict[int, int] = {}
+    walks: list[list[int]] = []
     for c, pieces in enumerate(graph.conn_pieces):
         if not int(graph.conn_gauge[c]) & gauge_bit:
             continue
@@ -142,23 +148,15 @@ def track_points(graph: TrackGraph, gauge_bit: int) -> TrackPoints:
                 piece_of[n + bit] = bit
                 near.setdefault(n + bit, set())
         walk.append(int(graph.conn_b[c]))
+        walks.append(walk)
         for a, b in zip(walk, walk[1:]):
             if a != b:
                 near[a].add(b)
                 near[b].add(a)
-    lines = [v for v in near if v >= n and len(near[v]) <= 2]
-    while lines:
-        v = lines.pop()
-        if v not in near or len(near[v]) > 2:
-            continue
-        ends = near.pop(v)
-        for u in ends:
-            near[u].discard(v)
-        if len(ends) == 2:
-            a, b = ends
-            near[a].add(b)
-            near[b].add(a)
-        lines += [u for u in ends if u >= n and len(near[u]) <= 2]
+    merged_into: dict[int, int] = {}
+    _drop_lines(near, n, [v for v in near if v >= n])
+    while _merge_switches(near, n, walks, merged_into, graph.flags):
+        pass
     number = {v: i for i, v in enumerate(sorted(near))}
     start = np.zeros(len(number) + 1, np.int64)
     other: list[int] = []
@@ -169,6 +167,66 @@ def track_points(graph: TrackGraph, gauge_bit: int) -> TrackPoints:
         if v >= n:
             piece[i] = piece_of[v]
     return TrackPoints(start, np.array(other, np.int64), piece)
+
+
+def _drop_lines(near: dict[int, set[int]], n: int, lines: list[int]) -> None:
+    """Of ``lines`` (points), each with two neighbours or fewer becomes a
+    line between them (:func:`track_points`), and so on for its neighbours."""
+    while lines:
+        v = lines.pop()
+        if v < n or v not in near or len(near[v]) > 2:
+            continue
+        ends = near.pop(v)
+        for u in ends:
+            near[u].discard(v)
+        if len(ends) == 2:
+            a, b = ends
+            near[a].add(b)
+            near[b].add(a)
+        lines += [u for u in ends if u >= n and len(near[u]) <= 2]
+
+
+def _merge_switches(
+    near: dict[int, set[int]], n: int, walks: list[list[int]], merged_into: dict[int, int], graph_flags: np.ndarray
+) -> bool:
+    """Merges each junction whose every connection passes one neighbour of
+    it (its stem) into that stem (:func:`track_points`); whether any was.
+    The connections are read as walks over the points left, merged points
+    read as what they were merged into."""
+
+    def now(v: int) -> int:
+        while v in merged_into:
+            v = merged_into[v]
+        return v
+
+    turns: dict[int, set[tuple[int, int]]] = {}
+    for walk in walks:
+        left: list[int] = []
+        for v in map(now, walk):
+            if v in near and (not left or left[-1] != v):
+                left.append(v)
+        for a, j, b in zip(left, left[1:], left[2:]):
+            if j >= n:
+                turns.setdefault(j, set()).add((a, b))
+    merged = False
+    flags = graph_flags
+    for j, pairs in turns.items():
+        if j not in near or now(j) != j:
+            continue
+        stems = set.intersection(*({a, b} for a, b in pairs)) & near[j]
+        stem = min((x for x in stems if x >= n or flags[x] & (END_ONLY | BLOCKED)), default=-1)
+        if stem < 0 or now(stem) != stem:
+            continue
+        merged_into[j] = stem
+        branches = near.pop(j) - {stem}
+        near[stem].discard(j)
+        for u in branches:
+            near[u].discard(j)
+            near[u].add(stem)
+            near[stem].add(u)
+        _drop_lines(near, n, [stem, *branches])
+        merged = True
+    return merged
 
 
 class ChainWork(NamedTuple):
