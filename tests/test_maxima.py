@@ -169,7 +169,7 @@ def test_the_branch_and_bound_takes_no_step_past_the_clock():
     """Called once the time limit has passed (auto's second search, after
     the caps demanded together took the rest), it stops before its first
     step; with time left it looks at the clock every BOUNDED_CHUNK steps
-    (stress-1867-two-d's D: some 650,000 steps to prove its 860)."""
+    (stress-1867-two-d's D: some 50,000 steps to prove its 860)."""
     position = load_position_file(ROOT / "fixtures" / "stress-1867-two-d.json")
     graph = compile_position(position)
     table = train_tables(graph)[0]

@@ -67,8 +67,11 @@ of its chains, or into one of its blocks and down two chains below that.
 Every bonus the route's stops and the stops it can still pay could earn is
 added; in the threshold bounds a connect bonus the route's stops do not
 earn yet counts only down chains with a stop it needs (1867's Timmins
-bonus, counted everywhere, kept most routes above the floor). No extension
-of the route earns more.
+bonus, counted everywhere, kept most routes above the floor). A train paid
+for every stop it visits has one threshold, 0: a chain's stops summed, so
+its open bonuses are counted the same way (stress-1867-two-d's D, whose
+bonus needs the offboard D2, which only ends a route: 653,802 -> 51,788
+steps to prove its 860). No extension of the route earns more.
 
 A connect bonus is paid only with a paying stop of each of its cell sets:
 where the best such stop weighs less than ``theta``, the slot it holds

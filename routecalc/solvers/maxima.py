@@ -78,8 +78,9 @@ def thresholds(prices: PayTable) -> np.ndarray:
     """The values theta the bound tries (:mod:`routecalc.kernels.longest`):
     the stop weights the train may be paid, at most ``MOST_THRESHOLDS`` of
     them spread over their range (any set gives a true bound); 0 alone when
-    it has a pay slot for every stop; none for a train paid for every stop
-    it visits."""
+    it has a pay slot for every stop or is paid for every stop it visits
+    (there the bound at 0 is a chain's stops summed, with a connect bonus
+    not earned yet counted only down chains to a stop it needs)."""
     if prices.every or prices.pay.sum() >= len(prices.weight):
         return np.zeros(1, np.int64)  # every stop pays (a diesel): theta above 0 never bounds lower
     values = paid_weights(prices)
