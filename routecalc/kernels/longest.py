@@ -190,7 +190,7 @@ def _drop_lines(near: dict[int, set[int]], n: int, lines: list[int]) -> None:
 
 
 def _merge_switches(
-    near: dict[int, set[int]], n: int, walks: list[list[int]], merged_into: dict[int, int], graph_flags: np.ndarray
+    near: dict[int, set[int]], n: int, walks: list[list[int]], merged_into: dict[int, int], flags: np.ndarray
 ) -> bool:
     """Merges each junction whose every connection passes one neighbour of
     it (its stem) into that stem (:func:`track_points`); whether any was.
@@ -212,7 +212,6 @@ def _merge_switches(
             if j >= n:
                 turns.setdefault(j, set()).add((a, b))
     merged = False
-    flags = graph_flags
     for j, pairs in turns.items():
         if j not in near or now(j) != j:
             continue
