@@ -75,7 +75,7 @@ steps to prove its 860). No extension of the route earns more.
 
 A connect bonus is paid only with a paying stop of each of its cell sets:
 where the best such stop weighs less than ``theta``, the slot it holds
-earns that much less than ``theta`` (see ``connect_bonuses``). Where a
+earns that much less than ``theta`` (see ``price_bonuses``). Where a
 distance group may be visited only a few more times, the points every path
 from the open ends to which passes more of its stops are left out of
 ``G'`` first (a breadth-first search by that count).
@@ -907,18 +907,17 @@ def route_bound(
     multiplier = pt.multiplier
     most = (total + visit_times + sure_times + open_times) * multiplier + visit_plain + sure_plain + open_plain
 
-    def connect_bonuses(theta, price, with_open):
-        """The most the possible connect bonuses (the open ones only
-        ``with_open``) add to a threshold bound at theta with a visit left
-        priced ``price``. A bonus is paid only with a paying stop of each of
-        its cell sets, so one whose best such stop weighs ``least`` below
-        theta holds a pay slot that earns theta - least less than ``slots *
-        theta`` counts for it, and one off the route of a priced group
-        takes a visit too (theta + price - least less): bonuses taken
-        together cost at least the dearest one's shortfall (1867's Timmins
-        bonus needs D2, 40, paid: stress-1867-express-8's 5+5E was bounded
-        by five stops of 60 and more plus the bonus; its 8, with one visit
-        left, by the best city and the bonus)."""
+    def price_bonuses(theta, price):
+        """Each possible connect bonus's cost (``bonus_cost``) in a threshold
+        bound at theta with a visit left priced ``price``. A bonus is paid
+        only with a paying stop of each of its cell sets, so one whose best
+        such stop weighs ``least`` below theta holds a pay slot that earns
+        theta - least less than ``slots * theta`` counts for it, and one off
+        the route of a priced group takes a visit too (theta + price - least
+        less) (1867's Timmins bonus needs D2, 40, paid:
+        stress-1867-express-8's 5+5E was bounded by five stops of 60 and
+        more plus the bonus; its 8, with one visit left, by the best city
+        and the bonus)."""
         for b in range(len(pt.bonus_kind)):
             if bonus_least[b] == NONE:
                 continue
@@ -926,6 +925,12 @@ def route_bound(
             for j in range(pt.bonus_first[b], pt.bonus_first[b] + pt.bonus_count[b]):
                 least = min(least, max(set_near[j], set_far[j] - price))
             bonus_cost[b] = max(theta - least, 0) * multiplier
+
+    def connect_bonuses(with_open):
+        """The most the possible connect bonuses (the open ones only
+        ``with_open``) add to the threshold bound ``price_bonuses`` last
+        priced: bonuses taken together cost at least the dearest one's
+        cost."""
         bonuses = 0
         for b in range(len(pt.bonus_kind)):
             if bonus_least[b] == NONE or (bonus_open[b] and not with_open):
@@ -955,9 +960,10 @@ def route_bound(
             if payable(v) and weight[v] > theta:
                 fixed += weight[v] - theta
         plain = (fixed + visit_times) * multiplier + visit_plain
-        bound = plain + acc_sum[RESULT, num_groups + t] * multiplier + connect_bonuses(theta, price, False)
+        price_bonuses(theta, price)
+        bound = plain + acc_sum[RESULT, num_groups + t] * multiplier + connect_bonuses(False)
         if acc_open[RESULT, t] > NONE and open_times + open_plain > 0:
-            opened = plain + acc_open[RESULT, t] * multiplier + connect_bonuses(theta, price, True)
+            opened = plain + acc_open[RESULT, t] * multiplier + connect_bonuses(True)
             bound = max(bound, opened)
         if bound < most:
             most = bound
