@@ -29,6 +29,7 @@ from routecalc.solvers.cpsat import (
     candidate_stops,
     maxima_together,
     one_by_one,
+    reach_bound,
     single_train_maxima,
     solve_cpsat,
 )
@@ -258,6 +259,33 @@ def test_the_maxima_reached_together_or_shown_out_of_reach():
     status, routes = maxima_together(graph, tables, {0: 70, 1: 50}, 10.0)
     assert status == "optimal"
     assert sorted(r.revenue for r in routes) == [50, 70]
+
+
+def test_a_bound_demanded_is_reached_or_lowered_by_one():
+    # one 2-train, token on the 30: 30+40 = 70 is its best
+    board = line_board(city(20), city(30), city(40), trains=["2"], token_at=1)
+    graph = compile_position(load_position(board))
+    tables = train_tables(graph)
+    reached = reach_bound(graph, tables, 0, 70, 10.0)
+    assert reached is not None and [r.revenue for r in reached[0]] == [70] and reached[1] == 70
+    assert reach_bound(graph, tables, 0, 80, 10.0) == ([], 79)
+
+
+def test_the_8_of_stress_1867_express_8_reaches_its_bound_when_demanded():
+    """The 8 (eight cities and offboards, towns free) alone: its bound 560
+    is proven at once, and demanded, a route earning it is found within the
+    work of a short search (its best route passes 25 towns); 570 is shown
+    out of reach."""
+    position_ = load_position(json.loads((ROOT / "fixtures" / "stress-1867-express-8.json").read_text()))
+    graph = compile_position(position_)
+    tables = train_tables(graph)
+    assert [table.train.name for table in tables] == ["5+5E", "8"]
+    bounds, routes = single_train_maxima(graph, tables, 0.15, {0: 820})
+    assert bounds == {0: 820, 1: 560}
+    assert [(r.train, r.revenue) for r in routes] == [(1, 560)]
+    checked = RouteSetValidator(position_).validate([routes[0].to_json(graph, tables[1])])
+    assert checked["revenue"] == 560
+    assert reach_bound(graph, tables, 1, 570, 0.15) == ([], 569)
 
 
 def test_the_first_set_takes_a_known_route_that_fits_where_the_search_finds_none():

@@ -26,7 +26,7 @@ from routecalc.solvers import maxima as branch_and_bound
 from routecalc.solvers.fast import Clock, enumerate_company, graph_arrays
 from routecalc.solvers.maxima import single_train_maximum, track_of
 from routecalc.solvers.reference import enumerate_routes
-from routecalc.validate import check_route
+from routecalc.validate import RouteSetValidator, check_route, mask_of
 
 STRESS = sorted((ROOT / "fixtures").glob("stress-*.json"))
 
@@ -278,6 +278,35 @@ def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch):
     assert all(100 < maxima[name]["steps"] <= 100 + auto.PROOF_STEPS for name in ("D", "8E"))
 
 
+def test_auto_reaches_the_maxima_led_by_each_route_in_turn(monkeypatch):
+    """stress-1867-express-8 (a 5+5E, then an 8): the branch and bound
+    proves the 5+5E's 820 but not the 8's 560, whose route a CP-SAT demand
+    of its bound finds. Led by the 5+5E's 820, the 8 cannot earn 560; led
+    by the 8's route, the 5+5E finds a route of 820 on the track left: a
+    set earning both maxima, handed to CP-SAT as optimal."""
+    from routecalc.solvers import cpsat
+
+    handed: dict = {}
+
+    def stand_in(position, graph, **given):
+        handed.update(given)
+        return {"stats": {}}
+
+    monkeypatch.setattr(cpsat, "solve_cpsat", stand_in)
+    position = load_position_file(ROOT / "fixtures" / "stress-1867-express-8.json")
+    graph = compile_position(position)
+    answer = auto.solve_auto(position, graph)
+    maxima = answer["stats"]["auto"]["maxima"]
+    assert maxima["5+5E"]["maximum"] == 820 and maxima["8"]["steps"] == auto.MAXIMUM_STEPS
+    assert (maxima["8"]["cpsat_bound"], maxima["8"]["cpsat_route"]) == (560, 560)
+    assert handed["known_maxima"] == {0: 820, 1: 560}
+    assert [(r.train, r.revenue) for r in handed["hint"]] == [(1, 560), (0, 820)]
+    five = next(r for r in handed["known_routes"] if r.train == 0)
+    eight = cpsat.PathModel(graph, train_tables(graph), [1], mask_of(five.conns, graph))
+    eight.demand_train(1, 560)
+    assert eight.solve(None, work=10.0)[0] == "infeasible"
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions(min_size=3, max_size=4, max_trains=2, token_rate=0.5))
 def test_auto_through_the_branch_and_bound_and_cp_sat_finds_the_reference_optimum(position_json):
@@ -292,6 +321,7 @@ def test_auto_through_the_branch_and_bound_and_cp_sat_finds_the_reference_optimu
         patch.setattr(auto, "ENUMERATION_STEPS", 3)
         got = auto.solve_auto(position, graph)
     assert (got["status"], got["revenue"], got["bound"]) == ("optimal", want, want)
+    assert RouteSetValidator(position).validate(got["routes"])["revenue"] == want
 
 
 def bound_after(graph, table, prices, chain, points, stops: list[int], conns: list[int], open_start: bool) -> int:

@@ -27,9 +27,11 @@ kernel lists each train's routes within a budget of routes kept per train
   proves in milliseconds most maxima CP-SAT takes a fraction of a second
   or seconds over (stress-1828-d-8e's D and 8E, stress-express's 8E and
   6E); where that does not prove it, by CP-SAT alone within
-  ``SINGLE_WORK`` (deterministic time). Once every maximum is proven,
-  the richest route and each other train's best on the track left (by
-  branch and bound) may earn them all, and are then optimal at once.
+  ``SINGLE_WORK`` (deterministic time), its bound then demanded within as
+  much again. Once every maximum is proven, each train's best route in
+  turn, with a route of each other train earning its maximum on the track
+  left (by branch and bound), may earn them all, and is then optimal at
+  once.
   Otherwise CP-SAT, which does not enumerate,
   solves the whole problem seeded with the best set and those routes,
   capped by the single-train maxima or, where one is unproven, CP-SAT's
@@ -85,9 +87,11 @@ MAXIMUM_STEPS = 10_000
 PROOF_STEPS = 250_000
 #: CP-SAT deterministic time (about seconds of one idle core) for all the
 #: kinds of trains the branch and bound did not prove within
-#: ``MAXIMUM_STEPS``, solved alone: most long trains are proven in a tenth
-#: of it (stress-1867-two-d's D).
-SINGLE_WORK = 0.25
+#: ``MAXIMUM_STEPS``, solved alone, and again for demanding each one's
+#: bound where that search stopped short of it: stress-1867-two-d's D is
+#: proven within it, stress-1867-express-8's 8 is bounded (560) and its
+#: route found by the demand. At 0.25 the 8 took 0.1 s more for the same.
+SINGLE_WORK = 0.15
 
 
 def _left(time_limit: float | None, started: float) -> float | None:
@@ -161,9 +165,7 @@ def solve_auto(
     maxima, caps, best, searched = _maxima(graph, tables, listed, clock, paused)
     ceiling = sum(caps.values())
     if len(maxima) == len(listed) and ceiling > sum(r.revenue for r in routes):
-        first = _first_set(graph, listed, caps, best, clock)
-        if sum(r.revenue for r in first) == ceiling:  # every train its maximum: optimal
-            routes = first
+        routes = _maxima_reached(graph, listed, caps, best, clock) or routes
 
     def prove(trains: list[int]) -> tuple[dict[int, int], list[Route]]:
         known = {r.train: r for r in best}
@@ -199,7 +201,8 @@ def _maxima(
     """The single-train maxima known before the whole model: each finished
     enumeration's; each other kind of train's by branch and bound within
     ``MAXIMUM_STEPS`` from the best route listed, and where that does not
-    prove it, by CP-SAT alone within ``SINGLE_WORK``. Returns them by
+    prove it, by CP-SAT alone within ``SINGLE_WORK`` (a search, then its
+    bound demanded). Returns them by
     train, the sum of every train's maximum or upper bound, the best
     routes found (a train's each), and what was done per kind (the branch
     and bound's steps and maximum, None unknown; CP-SAT's bound and the best
@@ -231,30 +234,36 @@ def _maxima(
     return maxima, caps, list(best.values()), searched
 
 
-def _first_set(
+def _maxima_reached(
     graph: TrackGraph, listed: list[TrainRoutes], caps: dict[int, int], best: list[Route], clock: Clock
 ) -> list[Route]:
-    """A route set: the richest route known, then each other train (by
-    falling cap) its best route on the track left, by branch and bound
-    within ``MAXIMUM_STEPS``. Asked only once every maximum is proven, when
-    a set earning them all is optimal and CP-SAT need solve nothing: where
-    the maxima took a few hundred steps this takes as few, where CP-SAT's
-    first set took a tenth of a second a train (stress-1828-d-8e's 8E: the
-    position 0.44 -> 0.26 s). Not a seed otherwise: as one, a set of the
-    same revenue as CP-SAT's own first set sent its whole model down another
-    path (stress-express 1.75 -> 2.05 s)."""
-    if not best:
-        return []
-    chosen = [max(best, key=lambda r: r.revenue)]
-    taken = track_of(graph, chosen[0])
-    for t in sorted(range(len(listed)), key=lambda t: -caps[t]):
-        if t == chosen[0].train:
+    """A route set in which every train earns its proven maximum (``caps``),
+    so optimal at once, or none found: each best route known that earns its
+    train's maximum leads in turn (the richest first), and each other train
+    (by falling cap) takes a route earning its maximum on the track left,
+    found by branch and bound within ``MAXIMUM_STEPS`` with its floor at
+    that maximum, which cuts a train that cannot within a few steps
+    (stress-1867-express-8: the 5+5E's 820 leaves the 8 at most 540; the
+    8's 560, found by a CP-SAT demand, leaves room for a 5+5E route of
+    820). Asked only once every maximum is proven: where the maxima took a
+    few hundred steps this takes as few, where CP-SAT's first set took a
+    tenth of a second a train (stress-1828-d-8e's 8E). Not a seed
+    otherwise: as one, a set of the same revenue as CP-SAT's own first set
+    sent its whole model down another path (stress-express 1.75 -> 2.05
+    s)."""
+    for leader in sorted(best, key=lambda r: -r.revenue):
+        if leader.revenue < caps[leader.train]:
             continue
-        found = single_train_maximum(graph, t, listed[t].table, 0, clock, MAXIMUM_STEPS, taken=taken)
-        if found.route is not None:
+        chosen, taken = [leader], track_of(graph, leader)
+        for t in sorted((t for t in range(len(listed)) if t != leader.train), key=lambda t: -caps[t]):
+            found = single_train_maximum(graph, t, listed[t].table, caps[t] - 1, clock, MAXIMUM_STEPS, taken=taken)
+            if found.route is None:
+                break
             chosen.append(found.route)
             taken |= track_of(graph, found.route)
-    return chosen
+        else:
+            return chosen
+    return []
 
 
 def _kind(listed: list[TrainRoutes], t: int) -> list[int]:
