@@ -419,7 +419,11 @@ class PathModel:
 
     def demand_train(self, t: int, revenue: int) -> None:
         """Train ``t`` earns exactly ``revenue``: the model may then have no
-        solution, which :meth:`solve` reports as ``infeasible``."""
+        solution, which :meth:`solve` reports as ``infeasible``. Demand no
+        less than an upper bound on the train's maximum: where the model
+        chooses which stops to pay (express trains), a demand below it may
+        be met by a route paid less than it earns, which :meth:`solve`
+        rejects as a score that differs from the validator's."""
         self.model.Add(self.vars[t].revenue == revenue)
         self.demands = True
 
