@@ -160,10 +160,12 @@ def test_a_d_train_on_a_big_board_keeps_its_limit_in_cpu_time():
     took 3.3 s of CPU with a 1 s limit after its listing stopped: the route
     buffer grown past the limit, 54,000 long rows sorted to drop duplicates,
     and a piece index a lone train never uses. CPU time, not wall: the
-    machine is shared."""
+    machine is shared. A 2 s limit, since the first route takes some 0.3 s
+    of wall time on an idle machine: with 1 s, two test processes and a
+    busy neighbour on two cores left it no route at all."""
     api.solve(big_board(20, "D"), "fast")  # the kernels loaded
     board = big_board(1_200, "D")
     t0 = time.process_time()
-    answer = api.solve(board, "fast", time_limit=1.0)
-    assert time.process_time() - t0 < 1.0 + 1.0
+    answer = api.solve(board, "fast", time_limit=2.0)
+    assert time.process_time() - t0 < 2.0 + 1.0
     assert answer["status"] == "feasible" and 0 < answer["revenue"] <= answer["bound"]
