@@ -307,6 +307,31 @@ def test_auto_reaches_the_maxima_led_by_each_route_in_turn(monkeypatch):
     assert eight.solve(None, work=10.0)[0] == "infeasible"
 
 
+def test_the_leaders_share_the_steps_of_one(monkeypatch):
+    """Three trains, every search on the track left failing at its step
+    limit: the leaders share what one leader's searches may take
+    (MAXIMUM_STEPS for each train but one), so the first two leaders' first
+    searches take it all and the third leader gets no search."""
+    from boards import city, line_board
+
+    position = load_position(line_board(city(20), city(30), city(40), trains=["2", "3", "4"], token_at=1))
+    graph = compile_position(position)
+    tables = train_tables(graph)
+    listed = enumerate_company(graph, tables, auto.ROUTE_BUDGET, Clock(None, None), auto.ENUMERATION_STEPS)
+    best = [listed_route for t in range(3) for listed_route in fast.listed_routes([(t, 0)], listed, graph)]
+    asked: list[int] = []
+
+    def fails(graph, t, table, known, clock, step_limit, paused=None, taken=None):
+        asked.append(step_limit)
+        return branch_and_bound.Maximum(None, None, step_limit, 0, None)
+
+    monkeypatch.setattr(auto, "single_train_maximum", fails)
+    monkeypatch.setattr(auto, "MAXIMUM_STEPS", 100)
+    caps = {r.train: r.revenue for r in best}
+    assert auto._maxima_reached(graph, listed, caps, best, Clock(None, None)) == []
+    assert asked == [100, 100]
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions(min_size=3, max_size=4, max_trains=2, token_rate=0.5))
 def test_auto_through_the_branch_and_bound_and_cp_sat_finds_the_reference_optimum(position_json):

@@ -250,13 +250,21 @@ def _maxima_reached(
     tenth of a second a train (stress-1828-d-8e's 8E). Not a seed
     otherwise: as one, a set of the same revenue as CP-SAT's own first set
     sent its whole model down another path (stress-express 1.75 -> 2.05
-    s)."""
+    s). The searches share ``MAXIMUM_STEPS`` for each train but one, what
+    one leader's may take: a leader whose set fails is mostly cut within a
+    few steps."""
+    left = MAXIMUM_STEPS * (len(listed) - 1)
     for leader in sorted(best, key=lambda r: -r.revenue):
         if leader.revenue < caps[leader.train]:
             continue
         chosen, taken = [leader], track_of(graph, leader)
         for t in sorted((t for t in range(len(listed)) if t != leader.train), key=lambda t: -caps[t]):
-            found = single_train_maximum(graph, t, listed[t].table, caps[t] - 1, clock, MAXIMUM_STEPS, taken=taken)
+            if left <= 0:
+                return []
+            found = single_train_maximum(
+                graph, t, listed[t].table, caps[t] - 1, clock, min(MAXIMUM_STEPS, left), taken=taken
+            )
+            left -= found.steps
             if found.route is None:
                 break
             chosen.append(found.route)
