@@ -266,9 +266,23 @@ def test_a_bound_demanded_is_reached_or_lowered_by_one():
     board = line_board(city(20), city(30), city(40), trains=["2"], token_at=1)
     graph = compile_position(load_position(board))
     tables = train_tables(graph)
-    reached = reach_bound(graph, tables, 0, 70, 10.0)
-    assert reached is not None and [r.revenue for r in reached[0]] == [70] and reached[1] == 70
+    routes, bound = reach_bound(graph, tables, 0, 70, 10.0)
+    assert ([r.revenue for r in routes], bound) == ([70], 70)
     assert reach_bound(graph, tables, 0, 80, 10.0) == ([], 79)
+
+
+def test_a_short_search_keeps_its_route_where_the_demand_of_its_bound_fails():
+    """stress-1867-two-d's D after a search too short to bound it well (its
+    maximum is 860): the bound is shown out of reach and lowered by one, and
+    the search's route is kept."""
+    position_ = load_position(json.loads((ROOT / "fixtures" / "stress-1867-two-d.json").read_text()))
+    graph = compile_position(position_)
+    tables = train_tables(graph)
+    status, routes, bound, _ = PathModel(graph, tables, [0]).solve(None, work=0.05)
+    assert status == "feasible" and routes and routes[0].revenue < 860 < bound
+    bounds, kept = single_train_maxima(graph, tables, 0.05, {})
+    assert bounds == {0: bound - 1, 1: bound - 1}
+    assert [r.revenue for r in kept] == [routes[0].revenue]
 
 
 def test_the_8_of_stress_1867_express_8_reaches_its_bound_when_demanded():

@@ -588,7 +588,8 @@ def single_train_maxima(
         share = None if work is None else work / len(kinds)
         _, routes, bound, _ = PathModel(graph, tables, members[:1]).solve(_until(deadline), work=share)
         if bound > _revenue(routes):
-            routes, bound = reach_bound(graph, tables, members[0], bound, share, deadline) or (routes, bound)
+            reached, bound = reach_bound(graph, tables, members[0], bound, share, deadline)
+            routes = reached or routes
         bounds.update({t: bound for t in members})
         best += routes
     return bounds, best
@@ -596,10 +597,10 @@ def single_train_maxima(
 
 def reach_bound(
     graph: TrackGraph, tables: list[TrainTable], t: int, bound: int, work: float | None, deadline: float | None = None
-) -> tuple[list[Route], int] | None:
+) -> tuple[list[Route], int]:
     """Train ``t`` alone demanded its upper ``bound``: (a route earning it,
-    the bound) or, when none does, (no route, the bound less one); None
-    when ``work`` or the ``deadline`` ran out first. Maximising alone may
+    the bound); when none does, (no route, the bound less one); when
+    ``work`` or the ``deadline`` ran out first, (no route, the bound). Maximising alone may
     not find a route a demand finds at once: stress-1867-express-8's 8
     (towns free, its best route passes 25 of them) earns 140 after 2.0 of
     deterministic time with its bound 560 proven at once, where demanding
@@ -607,11 +608,9 @@ def reach_bound(
     model = PathModel(graph, tables, [t])
     model.demand_train(t, bound)
     status, routes, _, _ = model.solve(_until(deadline), work=work)
-    if status == "optimal":
-        return routes, bound
     if status == "infeasible":
         return [], bound - 1
-    return None
+    return routes, bound
 
 
 def one_by_one(
