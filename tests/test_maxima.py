@@ -26,7 +26,7 @@ from routecalc.solvers import maxima as branch_and_bound
 from routecalc.solvers.fast import Clock, enumerate_company, graph_arrays
 from routecalc.solvers.maxima import single_train_maximum, track_of
 from routecalc.solvers.reference import enumerate_routes
-from routecalc.validate import RouteSetValidator, check_route, mask_of
+from routecalc.validate import RouteSetValidator, check_route
 
 STRESS = sorted((ROOT / "fixtures").glob("stress-*.json"))
 
@@ -302,7 +302,7 @@ def test_auto_reaches_the_maxima_led_by_each_route_in_turn(monkeypatch):
     assert handed["known_maxima"] == {0: 820, 1: 560}
     assert [(r.train, r.revenue) for r in handed["hint"]] == [(1, 560), (0, 820)]
     five = next(r for r in handed["known_routes"] if r.train == 0)
-    eight = cpsat.PathModel(graph, train_tables(graph), [1], mask_of(five.conns, graph))
+    eight = cpsat.PathModel(graph, train_tables(graph), [1], track_of(graph, five))
     eight.demand_train(1, 560)
     assert eight.solve(None, work=10.0)[0] == "infeasible"
 

@@ -41,8 +41,9 @@ from ..model import Position
 from ..routes import Route, answer
 from ..rules import require_route_engine
 from ..scoring import TrainTable, pay_table, train_tables
-from ..validate import check_route, mask_of, score_route
+from ..validate import check_route, score_route
 from .fast import ceiling
+from .maxima import track_of
 
 DUMMY = 0  # circuit node of route ends; stop k of a train is circuit node k + 1
 #: CP-SAT settings: cuts on the circuits' linear relaxation, since proving
@@ -86,9 +87,9 @@ class Reach:
     hops: dict[int, int]
 
 
-def candidate_stops(graph: TrackGraph, table: TrainTable, taken: int = 0) -> Reach:
+def candidate_stops(graph: TrackGraph, table: TrainTable, taken: np.ndarray | None = None) -> Reach:
     """Stops and connections the train might use: right gauge and stop
-    categories, none of the ``taken`` track pieces (a bit set), and within
+    categories, none of the ``taken`` track pieces (mask words), and within
     its reach of a company token (every stop of a route is joined to the
     route's token stop by the route itself, whose inner stops neither block
     nor only end routes)."""
@@ -102,7 +103,7 @@ def candidate_stops(graph: TrackGraph, table: TrainTable, taken: int = 0) -> Rea
         and allowed[graph.conn_b[c]]
         and not (no_hex_twice and graph.conn_revisits[c])
         and (table.hex_limit < 0 or graph.conn_edges[c] <= table.hex_limit)
-        and not (taken and mask_of([c], graph) & taken)
+        and not (taken is not None and (graph.conn_mask[c] & taken).any())
     ]
     near: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for c in usable:
@@ -150,9 +151,15 @@ class PathModel:
     8.4 against 4.0 over eight CP-SAT seeds), and CP-SAT finds the
     trains' symmetry in presolve by itself."""
 
-    def __init__(self, graph: TrackGraph, tables: list[TrainTable], trains: list[int] | None = None, taken: int = 0):
+    def __init__(
+        self,
+        graph: TrackGraph,
+        tables: list[TrainTable],
+        trains: list[int] | None = None,
+        taken: np.ndarray | None = None,
+    ):
         """``trains``: the trains modelled (default all); ``taken``: track
-        pieces (a bit set) that other routes already use."""
+        pieces (mask words) that other routes already use."""
         self.graph = graph
         self.taken = taken
         self.tables = tables
@@ -630,9 +637,9 @@ def one_by_one(
     order = sorted((t for t in caps if not any(r.train == t for r in chosen)), key=lambda t: -caps[t])
     for t in order:
         share = None if work is None else work / len(order)
-        taken = mask_of([c for r in chosen for c in r.conns], graph)
+        taken = track_of(graph, *chosen)
         _, routes, _, _ = PathModel(graph, tables, [t], taken).solve(_until(deadline), work=share)
-        fits = [r for r in first if r.train == t and not mask_of(r.conns, graph) & taken]
+        fits = [r for r in first if r.train == t and not (track_of(graph, r) & taken).any()]
         chosen += sorted(routes + fits, key=lambda r: -r.revenue)[:1]
     return chosen
 

@@ -120,9 +120,10 @@ def lists_needed(prices: PayTable, values: np.ndarray) -> bool:
     return not np.isin(paid_weights(prices), values).all()
 
 
-def track_of(graph: TrackGraph, route: Route) -> np.ndarray:
-    """The track pieces a route uses, as mask words (a row of ``conn_mask``)."""
-    return np.bitwise_or.reduce(graph.conn_mask[np.asarray(route.conns, dtype=np.int64)], axis=0)
+def track_of(graph: TrackGraph, *routes: Route) -> np.ndarray:
+    """The track pieces some routes use, as mask words (a row of ``conn_mask``)."""
+    conns = np.asarray([c for route in routes for c in route.conns], dtype=np.int64)
+    return np.bitwise_or.reduce(graph.conn_mask[conns], axis=0)
 
 
 def track_left(graph: TrackGraph, taken: np.ndarray) -> TrackGraph:
