@@ -237,7 +237,22 @@ def test_each_stress_fixtures_maxima_are_the_ones_cp_sat_proves(path):
             assert search.route.revenue <= most, where
 
 
-def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch):
+@pytest.fixture
+def handed(monkeypatch) -> dict:
+    """What auto hands CP-SAT, which is not run (its answer has no routes)."""
+    from routecalc.solvers import cpsat
+
+    given_to: dict = {}
+
+    def stand_in(position, graph, **given):
+        given_to.update(given)
+        return {"stats": {}}
+
+    monkeypatch.setattr(cpsat, "solve_cpsat", stand_in)
+    return given_to
+
+
+def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch, handed):
     """stress-1828-d-8e (a D, then an 8E): auto's enumeration stops at its
     budget; the branch and bound proves both maxima within MAXIMUM_STEPS,
     from the listed routes (the 8E's 430 in a few hundred steps, where it
@@ -246,15 +261,6 @@ def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch):
     proves neither, CP-SAT's short tries prove neither within SINGLE_WORK,
     and asked again once the caps demanded together have not settled them,
     the branch and bound proves both within PROOF_STEPS more."""
-    from routecalc.solvers import cpsat
-
-    handed: dict = {}
-
-    def stand_in(position, graph, **given):
-        handed.update(given)
-        return {"stats": {}}
-
-    monkeypatch.setattr(cpsat, "solve_cpsat", stand_in)
     position = load_position_file(ROOT / "fixtures" / "stress-1828-d-8e.json")
     assert [train.name for train in position.trains] == ["D", "8E"]
     answer = auto.solve_auto(position, compile_position(position))
@@ -278,21 +284,12 @@ def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch):
     assert all(100 < maxima[name]["steps"] <= 100 + auto.PROOF_STEPS for name in ("D", "8E"))
 
 
-def test_auto_reaches_the_maxima_led_by_each_route_in_turn(monkeypatch):
+def test_auto_reaches_the_maxima_led_by_each_route_in_turn(handed):
     """stress-1867-express-8 (a 5+5E, then an 8): the branch and bound
     proves the 5+5E's 820 but not the 8's 560, whose route a CP-SAT demand
     of its bound finds. Led by the 5+5E's 820, the 8 cannot earn 560; led
     by the 8's route, the 5+5E finds a route of 820 on the track left: a
     set earning both maxima, handed to CP-SAT as optimal."""
-    from routecalc.solvers import cpsat
-
-    handed: dict = {}
-
-    def stand_in(position, graph, **given):
-        handed.update(given)
-        return {"stats": {}}
-
-    monkeypatch.setattr(cpsat, "solve_cpsat", stand_in)
     position = load_position_file(ROOT / "fixtures" / "stress-1867-express-8.json")
     graph = compile_position(position)
     answer = auto.solve_auto(position, graph)
@@ -301,8 +298,10 @@ def test_auto_reaches_the_maxima_led_by_each_route_in_turn(monkeypatch):
     assert (maxima["8"]["cpsat_bound"], maxima["8"]["cpsat_route"]) == (560, 560)
     assert handed["known_maxima"] == {0: 820, 1: 560}
     assert [(r.train, r.revenue) for r in handed["hint"]] == [(1, 560), (0, 820)]
+    from routecalc.solvers.cpsat import PathModel
+
     five = next(r for r in handed["known_routes"] if r.train == 0)
-    eight = cpsat.PathModel(graph, train_tables(graph), [1], track_of(graph, five))
+    eight = PathModel(graph, train_tables(graph), [1], track_of(graph, five))
     eight.demand_train(1, 560)
     assert eight.solve(None, work=10.0)[0] == "infeasible"
 
