@@ -607,11 +607,11 @@ def reach_bound(
 ) -> tuple[list[Route], int]:
     """Train ``t`` alone demanded its upper ``bound``: (a route earning it,
     the bound); when none does, (no route, the bound less one); when
-    ``work`` or the ``deadline`` ran out first, (no route, the bound). Maximising alone may
-    not find a route a demand finds at once: stress-1867-express-8's 8
-    (towns free, its best route passes 25 of them) earns 140 after 2.0 of
-    deterministic time with its bound 560 proven at once, where demanding
-    560 finds its route in 0.07 s."""
+    ``work`` or the ``deadline`` ran out first, (no route, the bound).
+    Maximising alone may not find a route a demand finds at once:
+    stress-1867-express-8's 8 (towns free, its best route passes 25 of
+    them) earns 140 after 2.0 of deterministic time with its bound 560
+    proven at once, where demanding 560 finds its route in 0.07 s."""
     model = PathModel(graph, tables, [t])
     model.demand_train(t, bound)
     status, routes, _, _ = model.solve(_until(deadline), work=work)
