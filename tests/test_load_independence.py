@@ -14,7 +14,7 @@ import time
 from unittest import mock
 
 import pytest
-from conftest import CORPUS
+from conftest import CORPUS, ROOT
 
 from routecalc import load_position_file
 from routecalc.graph import compile_position
@@ -77,4 +77,16 @@ def test_cpsat_path_at_any_clock_speed():
         loaded = solve(SMALL, True, time_limit=600.0)
     assert idle["solver"] == "cpsat" and idle["status"] == "optimal"
     assert "500 steps" in idle["stats"]["auto"]["why"]
+    assert path_and_answer(loaded) == path_and_answer(idle)
+
+
+def test_demanded_maxima_at_any_clock_speed():
+    """stress-1867-express-8: the 8's maximum proven by a CP-SAT demand of
+    its bound, and a set earning both maxima found by branch and bound, each
+    within a count of work."""
+    path = ROOT / "fixtures" / "stress-1867-express-8.json"
+    idle = solve(path, False, time_limit=600.0)
+    loaded = solve(path, True, time_limit=600.0)
+    assert (idle["revenue"], idle["status"]) == (1380, "optimal")
+    assert idle["stats"]["auto"]["maxima"]["8"]["cpsat_route"] == 560
     assert path_and_answer(loaded) == path_and_answer(idle)
