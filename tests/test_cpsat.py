@@ -25,6 +25,7 @@ from routecalc.model import load_position
 from routecalc.scoring import train_tables
 from routecalc.solvers import cpsat
 from routecalc.solvers.cpsat import (
+    WHOLE_MODEL_PARAMETERS,
     PathModel,
     candidate_stops,
     maxima_together,
@@ -227,12 +228,12 @@ def test_a_stops_exits_limit_the_routes_there():
 def test_the_whole_model_keeps_the_optimum(position_json):
     """The whole model from scratch (no caps, no seed), with its redundant
     constraints (a stop's exits shared by the trains, a route's ends among
-    its stops), proves the fast solver's optimum."""
+    its stops) and its search settings, proves the fast solver's optimum."""
     position_ = load_position(position_json)
     graph = compile_position(position_)
     model = PathModel(graph, train_tables(graph))
     model.tighten()
-    status, routes, bound, _ = model.solve()
+    status, routes, bound, _ = model.solve(settings=WHOLE_MODEL_PARAMETERS)
     want = solve_fast(position_, graph)["revenue"]
     assert (status, sum(r.revenue for r in routes), bound) == ("optimal", want, want)
 

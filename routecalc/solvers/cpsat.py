@@ -49,6 +49,20 @@ DUMMY = 0  # circuit node of route ends; stop k of a train is circuit node k + 1
 #: CP-SAT settings: cuts on the circuits' linear relaxation, since proving
 #: the bound is what takes time.
 SAT_PARAMETERS = {"linearization_level": 2}
+#: CP-SAT settings added for the whole model that proves the maximum (the
+#: last step of :func:`solve_cpsat`): search for a set earning the
+#: objective's upper bound first (use_objective_lb_search), so each step
+#: finds one or lowers the bound; the bound of the capped whole model
+#: comes close to the optimum early (stress-express: 1050 at 0.16 s, the
+#: optimum 1040). Median deterministic time over seeds 0-15 and 16-31,
+#: the whole model as auto builds it: stress-express 1.04 -> 0.78 and
+#: 1.36 -> 0.85, stress-1867-two-d 2.85 -> 1.78 and 2.85 -> 1.91
+#: (api.solve CPU at the default seed 1.74 -> 1.46 s and 2.73 -> 2.52 s).
+#: Set for every model, it finds other single routes, so the whole model
+#: starts from another set (stress-1867-two-d: 1290, not 1260), whose
+#: proof it shortens less (2.91 -> 2.73 and 2.53 -> 2.19): the other
+#: models keep the plain settings.
+WHOLE_MODEL_PARAMETERS = {"use_objective_lb_search": True}
 #: Search workers. One: CP-SAT's single full search (LP, cuts, hint search)
 #: proved the stress positions 2-10x faster on this 2-core machine than any
 #: two-worker portfolio tried (default, default_lp + core, max_lp + core,
@@ -472,16 +486,17 @@ class PathModel:
 
     # -- solving ------------------------------------------------------------
     def solve(
-        self, time_limit: float | None = None, progress=None, work: float | None = None
+        self, time_limit: float | None = None, progress=None, work: float | None = None, settings: dict | None = None
     ) -> tuple[str, list[Route], int, dict]:
         """(status, scored routes, upper bound, CP-SAT statistics); the status
         is ``infeasible`` when no route set meets :meth:`demand_train`. ``work``:
         CP-SAT's deterministic time (a count of work, about seconds on an
         idle machine) that the search may take, the same on any machine;
-        ``time_limit`` only stops it."""
+        ``time_limit`` only stops it. ``settings``: CP-SAT parameters on top
+        of ``SAT_PARAMETERS`` (``WHOLE_MODEL_PARAMETERS``)."""
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = WORKERS
-        for key, value in SAT_PARAMETERS.items():
+        for key, value in {**SAT_PARAMETERS, **(settings or {})}.items():
             setattr(solver.parameters, key, value)
         time_limit = deadline.clip(time_limit)  # the ortools import and the model build count too
         if time_limit is not None:
@@ -785,7 +800,7 @@ def solve_cpsat(
             model.bound_train(t, most)
         if known_bound is not None:
             model.at_most(known_bound)
-        status, routes, bound, stats = model.solve(left, progress)
+        status, routes, bound, stats = model.solve(left, progress, settings=WHOLE_MODEL_PARAMETERS)
         if _revenue(hint) > _revenue(routes):
             routes = hint  # the solver ran out of time before it found the hinted set again
         if caps:
