@@ -317,7 +317,7 @@ def test_the_leaders_share_the_steps_of_one(monkeypatch):
     graph = compile_position(position)
     tables = train_tables(graph)
     listed = enumerate_company(graph, tables, auto.ROUTE_BUDGET, Clock(None, None), auto.ENUMERATION_STEPS)
-    best = [listed_route for t in range(3) for listed_route in fast.listed_routes([(t, 0)], listed, graph)]
+    best = fast.listed_routes([(t, 0) for t in range(3)], listed, graph)  # each train's best listed route
     asked: list[int] = []
 
     def fails(graph, t, table, known, clock, step_limit, paused=None, taken=None):
