@@ -319,6 +319,30 @@ def test_the_first_set_takes_a_known_route_that_fits_where_the_search_finds_none
     assert [(r.train, r.revenue) for r in chosen] == [(0, 70), (1, 50)]
 
 
+def test_a_first_set_handed_over_is_not_searched_again():
+    """Two 2-trains on three cities, the first set handed over as the hint
+    (the caps, 70 each, are not earned together): CP-SAT searches no first
+    set of its own, and the whole model proves the hint's 120 optimal."""
+    board = line_board(city(20), city(30), city(40), trains=["2", "2"], token_at=1)
+    position_ = load_position(board)
+    graph = compile_position(position_)
+    hint = RouteSetValidator(position_).routes(
+        [{"train": "2", "nodes": ["A3-0", "A5-0"]}, {"train": "2", "nodes": ["A1-0", "A3-0"]}]
+    )
+
+    def searched(*_, **__):
+        raise AssertionError("a first set was searched")
+
+    with mock.patch("routecalc.solvers.cpsat.one_by_one", searched):
+        answer = solve_cpsat(position_, graph, hint=hint, known_caps={0: 70, 1: 70}, first_set=True)
+    assert (answer["status"], answer["revenue"], answer["stats"]["proof"]) == ("optimal", 120, "whole model")
+    with (
+        pytest.raises(AssertionError, match="a first set was searched"),
+        mock.patch("routecalc.solvers.cpsat.one_by_one", searched),
+    ):
+        solve_cpsat(position_, graph, hint=hint, known_caps={0: 70, 1: 70})
+
+
 @pytest.mark.parametrize(
     ("fixture", "caps", "expected"),
     [

@@ -306,6 +306,23 @@ def test_auto_reaches_the_maxima_led_by_each_route_in_turn(handed):
     assert eight.solve(None, work=10.0)[0] == "infeasible"
 
 
+def test_auto_hands_cp_sat_its_first_set(handed):
+    """stress-express (an 8E at most 430, a 6E at most 700, not earned
+    together): auto's first set is the 6E's 700, then the 8E's best route on
+    the track left, 320, proven by branch and bound in a few hundred steps;
+    CP-SAT's own first set (its searches of the track left) earns the same,
+    so CP-SAT is told not to search it again."""
+    from routecalc.solvers.cpsat import one_by_one
+
+    position = load_position_file(ROOT / "fixtures" / "stress-express.json")
+    graph = compile_position(position)
+    auto.solve_auto(position, graph)
+    assert handed["first_set"] is True
+    assert [(r.train, r.revenue) for r in handed["hint"]] == [(1, 700), (0, 320)]
+    chosen = one_by_one(graph, train_tables(graph), handed["known_routes"], handed["known_caps"], None)
+    assert [(r.train, r.revenue) for r in chosen] == [(1, 700), (0, 320)]
+
+
 def test_the_leaders_share_the_steps_of_one(monkeypatch):
     """Three trains, every search on the track left failing at its step
     limit: the leaders share what one leader's searches may take

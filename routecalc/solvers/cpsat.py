@@ -716,6 +716,7 @@ def solve_cpsat(
     known_caps: dict[int, int] | None = None,
     known_routes: list[Route] | None = None,
     prove_maxima: Callable[[list[int]], tuple[dict[int, int], list[Route]]] | None = None,
+    first_set: bool = False,
 ) -> dict:
     """Best route set by CP-SAT.
 
@@ -749,6 +750,8 @@ def solve_cpsat(
     before CP-SAT solves those trains alone: a caller's search that costs
     more than the demand (auto's branch and bound: stress-1828-d-8e's 8E
     took 2.5 s with an earlier bound, where CP-SAT alone takes 6 s).
+    ``first_set``: the ``hint`` is the first set already (found by the
+    caller's search of the track left), so none is searched here.
     """
     require_route_engine(position.rules)
     started = time.perf_counter()
@@ -776,7 +779,7 @@ def solve_cpsat(
         if len(tables) > 1:
             caps, singles = single_train_maxima(graph, tables, share, known_maxima or {}, ends_at)
             singles += known_routes or []
-            if sum(caps.values()) > _revenue(hint):
+            if sum(caps.values()) > _revenue(hint) and not first_set:
                 first = one_by_one(graph, tables, singles + hint, caps, share, ends_at)
                 if _revenue(first) > _revenue(hint):
                     hint = first
