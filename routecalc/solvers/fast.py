@@ -243,20 +243,32 @@ def ceiling(table: PayTable) -> int:
 
 def share_done(graph: TrackGraph, state: enum.DfsState, starts: int) -> float:
     """The share of the search behind it, from the stack alone, as if every
-    branch were as big as its siblings: a branch at each depth is an
-    adjacency entry of the stop it leaves (the start, for a second leg's
-    first move), and each start a ``1 / starts`` share."""
+    branch were as big as its siblings: a route's branches are the
+    adjacency entries of its end (none where it is closed), then, where a
+    second leg may begin, those of its start; each start is a ``1 / starts``
+    share. It never falls as the search goes on."""
     current = int(state.token_i[0])  # the start under way is the one before it
     if state.depth[0] < 0:
         return current / max(starts, 1)
+    adj_start, origin = graph.adj_start, int(state.stop[0])
     behind, width = 0.0, 1.0
     for e in range(1, int(state.depth[0]) + 1):
-        second_leg_begins = state.leg_b[e] and not state.leg_b[e - 1]
-        t = int(state.stop[0] if second_leg_begins else state.stop[e - 1])
-        lo, hi = int(graph.adj_start[t]), int(graph.adj_start[t + 1])
-        width /= max(hi - lo, 1)
-        behind += width * (int(state.adj_k[e]) - lo)
+        d, end = e - 1, int(state.stop[e - 1])
+        extensions = 0 if state.closed[d] else int(adj_start[end + 1] - adj_start[end])
+        second_legs = int(adj_start[origin + 1] - adj_start[origin]) if _may_branch(state, d) else 0
+        if state.leg_b[e] and not state.leg_b[d]:  # the second leg's first move
+            branch = extensions + int(state.adj_k[e] - adj_start[origin])
+        else:
+            branch = int(state.adj_k[e] - adj_start[end])
+        width /= max(extensions + second_legs, 1)
+        behind += width * branch
     return (current - 1 + behind) / max(starts, 1)
+
+
+def _may_branch(state: enum.DfsState, d: int) -> bool:
+    """Whether the route at depth d may begin a second leg at its start (as
+    :func:`~routecalc.kernels.enumeration.enumerate_routes` decides)."""
+    return d > 0 and not state.leg_b[d] and bool(state.pass_t[d])
 
 
 def _hopeless(steps: int, done: float, step_limit: int) -> bool:
