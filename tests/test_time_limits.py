@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from boards import city, line_board
 
 from routecalc import load_position, load_position_file
 from routecalc.graph import compile_position
 from routecalc.scoring import train_tables
-from routecalc.solvers import SOLVERS, Limits
+from routecalc.solvers import SOLVERS, Limits, packing
 from routecalc.solvers.fast import Clock, enumerate_company
 from routecalc.solvers.packing import pack_routes
 from routecalc.validate import RouteSetValidator
@@ -67,6 +69,66 @@ def test_packing_cut_to_the_time_limit_keeps_a_true_bound():
     assert stats["routes_packed"] < sum(len(found.revenue) for found in listed)
     assert sum(r.revenue for r in routes) <= optimum <= bound
     assert status == ("optimal" if bound == optimum else "feasible")
+
+
+@pytest.mark.slow
+def test_packing_many_long_routes_keeps_to_the_limit():
+    """A late 1867 board with more track and two D trains: enumeration
+    lists 309,555 routes of some 58 track pieces each, too many to combine.
+    Packed by the routes a 20 s limit affords (50,000), CP-SAT's presolve
+    alone took some 40 s; cut by their pieces too, the answer comes in
+    time, and it earns no less than the greedy set (1010)."""
+    position = load_position_file(FIXTURES / "limits" / "1867-gw-two-d.json")
+    t0 = time.perf_counter()
+    answer = SOLVERS["packing"](position, compile_position(position), Limits(time_limit=20.0))
+    waited = time.perf_counter() - t0
+    assert answer["status"] == "feasible" and 1010 <= answer["revenue"] <= 1080 <= answer["bound"]
+    assert RouteSetValidator(position).validate(answer["routes"])["revenue"] == answer["revenue"]
+    assert waited < 20.0 + 2, f"{waited:.1f} s under a 20 s limit"
+
+
+def _routes_of(pieces: list[int], revenues: list[int]) -> SimpleNamespace:
+    """A train's listed routes as packing reads them: each route's own run
+    of ``pieces`` track pieces (none shared), and its revenue, best first."""
+    mask = np.zeros((len(pieces), 2), np.uint64)
+    at = 0
+    for row, count in enumerate(pieces):
+        for bit in range(at, at + count):
+            mask[row, bit // 64] |= np.uint64(1) << np.uint64(bit % 64)
+        at += count
+    return SimpleNamespace(mask=mask, revenue=np.asarray(revenues, np.int64))
+
+
+def test_packing_is_cut_to_the_pieces_the_limit_affords(monkeypatch):
+    """Long routes make a big model a route: the packed routes are cut by
+    their track pieces, summed, as well as by their number (CP-SAT's presolve
+    overran a 60 s limit by 200 s on 150,000 D routes of 58 pieces). The
+    cut keeps those losing least against their train's best route, and a
+    set using a left-out one earns at most it plus the other train's best."""
+    monkeypatch.setattr(packing, "PACKED_PIECES_PER_SECOND", 25)
+    long_ones = _routes_of([10, 10, 10], [90, 80, 70])
+    short_ones = _routes_of([2, 2], [50, 40])
+    listed = [long_ones, short_ones]
+    useful = [np.arange(3), np.arange(2)]
+    kept, missed = packing._most_promising(useful, listed, [90, 50], size_for=1.0)
+    # losses 0, 10, 20 (10 pieces each) and 0, 10 (2 each): 25 pieces hold all but the 20
+    assert [rows.tolist() for rows in kept] == [[0, 1], [0, 1]]
+    assert missed == 70 + 50
+    monkeypatch.setattr(packing, "PACKED_PIECES_PER_SECOND", 10**6)
+    assert packing._most_promising(useful, listed, [90, 50], size_for=1.0) == (useful, None)
+
+
+def test_packing_bounds_a_set_by_each_trains_best_route(monkeypatch):
+    """CP-SAT stopped before its bound means anything (it reports the sum of
+    every route's revenue): no set earns more than each train's best route."""
+    from ortools.sat.python import cp_model
+
+    position = load_position(line_board(city(20), city(30), city(40), trains=["2", "3"]))
+    graph = compile_position(position)
+    listed = enumerate_company(graph, train_tables(graph), None, Clock(None, None))
+    monkeypatch.setattr(cp_model.CpSolver, "BestObjectiveBound", lambda self: 10**6)
+    status, routes, bound, _ = pack_routes(listed, graph)
+    assert bound == int(listed[0].revenue[0]) + int(listed[1].revenue[0]) == 50 + 90
 
 
 SLOW_IMPORT = """
