@@ -50,9 +50,12 @@ ENUMERATION_SHARE = 0.5
 #: projection may be before the search stops as out of work, where it would
 #: only spend its budget to the end: the exploding stress positions project
 #: 1-20 million steps by 60,000 (their searches stopping at 250,000-500,000
-#: steps, some 0.4-0.8 s), the searches that finish project at most 5.5
-#: times their size (a late 1867 board's D: 553,000 at 40,000 steps, done
-#: in 95,000).
+#: steps, some 0.4-0.8 s). Most searches that finish project less than they
+#: take, or a few times more (a late 1867 board's D: 553,000 at 40,000
+#: steps, done in 95,000); of 400 corpus boards given more track on some
+#: cells, one stopped where it would have finished (two D trains, 14
+#: million projected, done in 310,000 steps), a board whose 309,555 routes
+#: the fast solver then failed to combine and CP-SAT proves in 0.5 s.
 PROBE_STEPS = 50_000
 OUTLOOK = 4
 #: Initial route buffer size (grown by doubling).
