@@ -55,6 +55,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 from ..graph import TrackGraph
 from ..model import Position
 from ..routes import Route, answer
@@ -98,6 +100,10 @@ PROOF_STEPS = 250_000
 #: proven within it, stress-1867-express-8's 8 is bounded (560) and its
 #: route found by the demand. At 0.25 the 8 took 0.1 s more for the same.
 SINGLE_WORK = 0.15
+#: Kernel steps each branch and bound of :func:`_exchanged` may take, and
+#: all of them.
+EXCHANGE_STEPS = 500
+EXCHANGED_STEPS = 20_000
 
 
 def _left(time_limit: float | None, started: float) -> float | None:
@@ -179,6 +185,10 @@ def solve_auto(
             routes = first
         else:
             first_set = False
+    if ceiling > sum(r.revenue for r in routes) and len(listed) > 1 and best:
+        better = _exchanged(graph, listed, caps, best, routes, clock)
+        if sum(r.revenue for r in better) > sum(r.revenue for r in routes):
+            routes, first_set = better, True
 
     def prove(trains: list[int]) -> tuple[dict[int, int], list[Route]]:
         known = {r.train: r for r in best}
@@ -321,6 +331,93 @@ def _led_by(
         chosen.append(found.route)
         taken |= track_of(graph, found.route)
     return chosen, left, finished
+
+
+def _segments(graph: TrackGraph, route: Route) -> list[list[np.ndarray]]:
+    """The track of the route's first k connections from each of its ends
+    (k from 1 up), one list per end, each piece set inside the next."""
+    conns = list(route.conns)
+    ends = []
+    for order in (conns, conns[::-1]):
+        ends.append([np.bitwise_or.reduce(graph.conn_mask[order[:k]], axis=0) for k in range(1, len(order))])
+    return ends
+
+
+def _exchanged(
+    graph: TrackGraph,
+    listed: list[TrainRoutes],
+    caps: dict[int, int],
+    best: list[Route],
+    routes: list[Route],
+    clock: Clock,
+) -> list[Route]:
+    """A better set than ``routes`` (a set each train's route in, or the
+    same set), by exchanging track between two trains whose best routes
+    share some: the follower keeps an end of its best route (its first k
+    connections from that end, k rising) that the leader may not use; the
+    leader takes its best route on the track left (that end's and the
+    other trains' routes taken), then the follower its best on what the
+    leader leaves. Each search is a branch and bound with the floor a
+    better set needs (the leader at least the total plus one less the
+    follower's cap, the follower at least the total plus one less the
+    leader's route), within ``EXCHANGE_STEPS`` each and ``EXCHANGED_STEPS``
+    in all. Along one end, once the leader's search proves no route
+    reaches its floor, a longer end cannot either, and while its route
+    keeps off the longer end it is the leader's best without it too: both
+    are skipped."""
+    current = {r.train: r for r in routes}
+    total = sum(r.revenue for r in routes)
+    alone = {
+        t: max((r for r in best if r.train in _kind(listed, t)), key=lambda r: r.revenue, default=None)
+        for t in range(len(listed))
+    }
+    left = EXCHANGED_STEPS
+    tried: set[tuple[int, tuple[int, ...]]] = set()
+    leader = max(best, key=lambda r: r.revenue).train  # the first set's
+    for follower in sorted((t for t in alone if alone[t] is not None), key=lambda t: -caps[t]):
+        if follower == leader or not (track_of(graph, alone[leader]) & track_of(graph, alone[follower])).any():
+            continue
+        others = [current[t] for t in current if t not in (leader, follower)]
+        fixed = track_of(graph, *others) if others else np.zeros(graph.conn_mask.shape[1], np.uint64)
+        for end in _segments(graph, alone[follower]):
+            last: Route | None = alone[leader] if not others else None
+            for kept in end:
+                if left <= 0:
+                    return list(current.values())
+                if last is not None and not (track_of(graph, last) & kept).any():
+                    continue  # the leader's best without this end is the one found without a shorter end
+                lead = single_train_maximum(
+                    graph,
+                    leader,
+                    listed[leader].table,
+                    total - caps[follower],
+                    clock,
+                    min(EXCHANGE_STEPS, left),
+                    taken=fixed | kept,
+                )
+                left -= lead.steps
+                last = lead.route if lead.revenue is not None else None
+                if lead.route is None:
+                    if lead.revenue is not None:
+                        break  # no route of the leader reaches its floor without this end, nor a longer one
+                    continue
+                if (leader, tuple(lead.route.conns)) in tried:
+                    continue
+                tried.add((leader, tuple(lead.route.conns)))
+                follow = single_train_maximum(
+                    graph,
+                    follower,
+                    listed[follower].table,
+                    total - lead.route.revenue,
+                    clock,
+                    min(EXCHANGE_STEPS, left),
+                    taken=fixed | track_of(graph, lead.route),
+                )
+                left -= follow.steps
+                if follow.route is not None:
+                    current.update({leader: lead.route, follower: follow.route})
+                    total = sum(r.revenue for r in current.values())
+    return list(current.values())
 
 
 def _kind(listed: list[TrainRoutes], t: int) -> list[int]:
