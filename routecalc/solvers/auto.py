@@ -101,9 +101,10 @@ PROOF_STEPS = 250_000
 #: route found by the demand. At 0.25 the 8 took 0.1 s more for the same.
 SINGLE_WORK = 0.15
 #: Kernel steps each branch and bound of :func:`_exchanged` may take, and
-#: all of them.
+#: all of them, each search charged ``SEARCH_STEPS`` more for its set-up.
 EXCHANGE_STEPS = 500
-EXCHANGED_STEPS = 20_000
+EXCHANGED_STEPS = 10_000
+SEARCH_STEPS = 250
 
 
 def _left(time_limit: float | None, started: float) -> float | None:
@@ -333,14 +334,15 @@ def _led_by(
     return chosen, left, finished
 
 
-def _segments(graph: TrackGraph, route: Route) -> list[list[np.ndarray]]:
-    """The track of the route's first k connections from each of its ends
-    (k from 1 up), one list per end, each piece set inside the next."""
+def _ends(graph: TrackGraph, route: Route) -> list[tuple[int, np.ndarray]]:
+    """The track of the route's first k connections from each of its ends,
+    shortest first (k, then the end the route starts at): (end, pieces)."""
     conns = list(route.conns)
-    ends = []
-    for order in (conns, conns[::-1]):
-        ends.append([np.bitwise_or.reduce(graph.conn_mask[order[:k]], axis=0) for k in range(1, len(order))])
-    return ends
+    return [
+        (end, np.bitwise_or.reduce(graph.conn_mask[order[:k]], axis=0))
+        for k in range(1, len(conns))
+        for end, order in enumerate((conns, conns[::-1]))
+    ]
 
 
 def _exchanged(
@@ -351,72 +353,73 @@ def _exchanged(
     routes: list[Route],
     clock: Clock,
 ) -> list[Route]:
-    """A better set than ``routes`` (a set each train's route in, or the
-    same set), by exchanging track between two trains whose best routes
-    share some: the follower keeps an end of its best route (its first k
-    connections from that end, k rising) that the leader may not use; the
-    leader takes its best route on the track left (that end's and the
-    other trains' routes taken), then the follower its best on what the
-    leader leaves. Each search is a branch and bound with the floor a
-    better set needs (the leader at least the total plus one less the
-    follower's cap, the follower at least the total plus one less the
-    leader's route), within ``EXCHANGE_STEPS`` each and ``EXCHANGED_STEPS``
-    in all. Along one end, once the leader's search proves no route
-    reaches its floor, a longer end cannot either, and while its route
-    keeps off the longer end it is the leader's best without it too: both
-    are skipped."""
+    """A better set than ``routes`` (each train's route in the first set),
+    or the same, by track exchanged between the first set's leader (the
+    richest best route's train) and each other train whose best route
+    shares track with the leader's: the follower keeps an end of its best
+    route (its first k connections from one end, k rising) from the leader,
+    which takes its best route on the track left (the other trains' routes
+    in the set taken too), then the follower its best on what the leader
+    leaves. The first set gives the leader everything; express's 8E and 6E
+    share 80 pieces, their best routes the same start, and the 6E keeping
+    off the 8E's first three connections leaves it a 360 beside its 680:
+    1040, the optimum, where the first set earns 700 + 320.
+
+    Each search is a branch and bound with the floor a better set needs
+    (the leader more than the total less the follower's cap, the follower
+    more than the total less the leader's route), within
+    ``EXCHANGE_STEPS``, all of them within ``EXCHANGED_STEPS``, each search
+    charged ``SEARCH_STEPS`` more for its bound's graph of the track left.
+    Along one end, once the leader's search proves that no route reaches
+    its floor, no longer end is tried; while the leader's best route found
+    without an end keeps off a longer one, it is the best without that one
+    too, and the longer end is skipped."""
     current = {r.train: r for r in routes}
     total = sum(r.revenue for r in routes)
-    alone = {
-        t: max((r for r in best if r.train in _kind(listed, t)), key=lambda r: r.revenue, default=None)
-        for t in range(len(listed))
-    }
+    alone = {t: max((r for r in best if r.train in _kind(listed, t)), key=lambda r: r.revenue) for t in current}
+    leader = max(best, key=lambda r: r.revenue).train
     left = EXCHANGED_STEPS
-    tried: set[tuple[int, tuple[int, ...]]] = set()
-    leader = max(best, key=lambda r: r.revenue).train  # the first set's
-    for follower in sorted((t for t in alone if alone[t] is not None), key=lambda t: -caps[t]):
+    tried: set[tuple[int, ...]] = set()
+    for follower in sorted(current, key=lambda t: -caps[t]):
         if follower == leader or not (track_of(graph, alone[leader]) & track_of(graph, alone[follower])).any():
             continue
         others = [current[t] for t in current if t not in (leader, follower)]
         fixed = track_of(graph, *others) if others else np.zeros(graph.conn_mask.shape[1], np.uint64)
-        for end in _segments(graph, alone[follower]):
-            last: Route | None = alone[leader] if not others else None
-            for kept in end:
-                if left <= 0:
-                    return list(current.values())
-                if last is not None and not (track_of(graph, last) & kept).any():
-                    continue  # the leader's best without this end is the one found without a shorter end
-                lead = single_train_maximum(
-                    graph,
-                    leader,
-                    listed[leader].table,
-                    total - caps[follower],
-                    clock,
-                    min(EXCHANGE_STEPS, left),
-                    taken=fixed | kept,
-                )
-                left -= lead.steps
-                last = lead.route if lead.revenue is not None else None
-                if lead.route is None:
-                    if lead.revenue is not None:
-                        break  # no route of the leader reaches its floor without this end, nor a longer one
-                    continue
-                if (leader, tuple(lead.route.conns)) in tried:
-                    continue
-                tried.add((leader, tuple(lead.route.conns)))
-                follow = single_train_maximum(
-                    graph,
-                    follower,
-                    listed[follower].table,
-                    total - lead.route.revenue,
-                    clock,
-                    min(EXCHANGE_STEPS, left),
-                    taken=fixed | track_of(graph, lead.route),
-                )
-                left -= follow.steps
-                if follow.route is not None:
-                    current.update({leader: lead.route, follower: follow.route})
-                    total = sum(r.revenue for r in current.values())
+        last: list[Route | None] = [alone[leader]] * 2 if len(current) == 2 else [None, None]
+        closed = [False, False]
+        for end, kept in _ends(graph, alone[follower]):
+            if left <= 0:
+                break
+            if closed[end] or (last[end] is not None and not (track_of(graph, last[end]) & kept).any()):
+                continue
+            lead = single_train_maximum(
+                graph,
+                leader,
+                listed[leader].table,
+                total - caps[follower],
+                clock,
+                min(EXCHANGE_STEPS, left),
+                taken=fixed | kept,
+            )
+            left -= lead.steps + SEARCH_STEPS
+            last[end] = lead.route if lead.revenue is not None else None
+            closed[end] = lead.route is None and lead.revenue is not None  # no route of the leader reaches its floor
+            if lead.route is None or tuple(lead.route.conns) in tried:
+                continue
+            tried.add(tuple(lead.route.conns))
+            follow = single_train_maximum(
+                graph,
+                follower,
+                listed[follower].table,
+                total - lead.route.revenue,
+                clock,
+                min(EXCHANGE_STEPS, max(left, 1)),
+                taken=fixed | track_of(graph, lead.route),
+            )
+            left -= follow.steps + SEARCH_STEPS
+            if follow.route is not None:
+                current.update({leader: lead.route, follower: follow.route})
+                total = sum(r.revenue for r in current.values())
     return list(current.values())
 
 
