@@ -306,21 +306,113 @@ def test_auto_reaches_the_maxima_led_by_each_route_in_turn(handed):
     assert eight.solve(None, work=10.0)[0] == "infeasible"
 
 
-def test_auto_hands_cp_sat_its_first_set(handed):
+def test_auto_hands_cp_sat_its_first_set_exchanged(handed):
     """stress-express (an 8E at most 430, a 6E at most 700, not earned
     together): auto's first set is the 6E's 700, then the 8E's best route on
     the track left, 320, proven by branch and bound in a few hundred steps;
-    CP-SAT's own first set (its searches of the track left) earns the same,
-    so CP-SAT is told not to search it again."""
+    CP-SAT's own first set (its searches of the track left) earns the same.
+    The exchange of track (the 6E kept off an end of the 8E's best route)
+    then finds 680 + 360, the optimum 1040, and CP-SAT is told not to
+    search a first set."""
     from routecalc.solvers.cpsat import one_by_one
 
     position = load_position_file(ROOT / "fixtures" / "stress-express.json")
     graph = compile_position(position)
     auto.solve_auto(position, graph)
     assert handed["first_set"] is True
-    assert [(r.train, r.revenue) for r in handed["hint"]] == [(1, 700), (0, 320)]
-    chosen = one_by_one(graph, train_tables(graph), handed["known_routes"], handed["known_caps"], None)
+    assert sorted((r.train, r.revenue) for r in handed["hint"]) == [(0, 360), (1, 680)]
+    assert (
+        RouteSetValidator(position).validate([r.to_json(graph, train_tables(graph)[r.train]) for r in handed["hint"]])[
+            "revenue"
+        ]
+        == 1040
+    )
+    caps, known = handed["known_caps"], handed["known_routes"]
+    chosen = one_by_one(graph, train_tables(graph), known, caps, None)
     assert [(r.train, r.revenue) for r in chosen] == [(1, 700), (0, 320)]
+    listed = enumerate_company(graph, train_tables(graph), auto.ROUTE_BUDGET, Clock(None, None), auto.ENUMERATION_STEPS)
+    first, finished = auto._first_set(graph, listed, caps, known, Clock(None, None))
+    assert finished and [(r.train, r.revenue) for r in first] == [(1, 700), (0, 320)]
+
+
+def _counting(monkeypatch) -> list[tuple[int, int]]:
+    """The step limit and steps of each branch and bound auto runs."""
+    searches: list[tuple[int, int]] = []
+
+    def counted(*args, **kwargs):
+        found = single_train_maximum(*args, **kwargs)
+        searches.append((args[5], found.steps))
+        return found
+
+    monkeypatch.setattr(auto, "single_train_maximum", counted)
+    return searches
+
+
+def test_the_exchange_finds_express_optimum_within_its_steps(monkeypatch):
+    """stress-express: from the first set 700 + 320 the exchange finds the
+    optimum 1040 (the 6E's 680, the 8E's 360) within EXCHANGED_STEPS, each
+    search charged SEARCH_STEPS; with no steps it keeps the first set."""
+    position = load_position_file(ROOT / "fixtures" / "stress-express.json")
+    graph = compile_position(position)
+    tables = train_tables(graph)
+    clock = Clock(None, None)
+    listed = enumerate_company(graph, tables, auto.ROUTE_BUDGET, clock, auto.ENUMERATION_STEPS)
+    maxima, caps, best, _ = auto._maxima(graph, tables, listed, clock, {})
+    first, _ = auto._first_set(graph, listed, caps, best, clock)
+    assert (maxima, sum(r.revenue for r in first)) == ({0: 430, 1: 700}, 1020)
+    searches = _counting(monkeypatch)
+    better = auto._exchanged(graph, listed, caps, best, first, clock)
+    assert sorted((r.train, r.revenue) for r in better) == [(0, 360), (1, 680)]
+    assert RouteSetValidator(position).validate([r.to_json(graph, tables[r.train]) for r in better])["revenue"] == 1040
+    assert all(steps <= limit <= auto.EXCHANGE_STEPS for limit, steps in searches)
+    assert sum(steps + auto.SEARCH_STEPS for _, steps in searches) <= auto.EXCHANGED_STEPS
+    monkeypatch.setattr(auto, "EXCHANGED_STEPS", 0)
+    assert auto._exchanged(graph, listed, caps, best, first, clock) == first
+
+
+def test_the_exchange_improves_a_first_set_on_a_line():
+    """A line of cities 10-40-20-50-10, the token on the 20, a 3 and a 2:
+    the 3's best route (40-20-50, 110) leaves the 2 no track, so the first
+    set earns 110. The 2 keeping its best route (20-50) from the 3, the 3
+    takes 10-40-20 (70) and the 2 its 70: 140, the optimum."""
+    from boards import city, line_board
+
+    position = load_position(line_board(*map(city, (10, 40, 20, 50, 10)), trains=["3", "2"], token_at=2))
+    graph = compile_position(position)
+    tables = train_tables(graph)
+    clock = Clock(None, None)
+    listed = enumerate_company(graph, tables, auto.ROUTE_BUDGET, clock, auto.ENUMERATION_STEPS)
+    best = fast.listed_routes([(t, 0) for t in range(2)], listed, graph)  # each train's best listed route
+    caps = {r.train: r.revenue for r in best}
+    assert caps == {0: 110, 1: 70}
+    first, finished = auto._first_set(graph, listed, caps, best, clock)
+    assert [(r.train, r.revenue) for r in first] == [(0, 110)] and not finished
+    better = auto._exchanged(graph, listed, caps, best, first, clock)
+    assert sorted((r.train, r.revenue) for r in better) == [(0, 70), (1, 70)]
+    assert RouteSetValidator(position).validate([r.to_json(graph, tables[r.train]) for r in better])["revenue"] == 140
+
+
+def test_the_exchange_keeps_to_its_steps(monkeypatch):
+    """Every search failing at its step limit: the searches take
+    EXCHANGE_STEPS each, charged SEARCH_STEPS more, until EXCHANGED_STEPS
+    run out (500 + 250, then the 250 left), and the set is unchanged."""
+    position = load_position_file(ROOT / "fixtures" / "stress-express.json")
+    graph = compile_position(position)
+    tables = train_tables(graph)
+    clock = Clock(None, None)
+    listed = enumerate_company(graph, tables, auto.ROUTE_BUDGET, clock, auto.ENUMERATION_STEPS)
+    maxima, caps, best, _ = auto._maxima(graph, tables, listed, clock, {})
+    first, _ = auto._first_set(graph, listed, caps, best, clock)
+    asked: list[int] = []
+
+    def fails(graph, t, table, known, clock, step_limit, paused=None, taken=None):
+        asked.append(step_limit)
+        return branch_and_bound.Maximum(None, None, step_limit, 0, None)
+
+    monkeypatch.setattr(auto, "single_train_maximum", fails)
+    monkeypatch.setattr(auto, "EXCHANGED_STEPS", 1000)
+    assert auto._exchanged(graph, listed, caps, best, first, clock) == first
+    assert asked == [500, 250]
 
 
 def test_the_leaders_share_the_steps_of_one(monkeypatch):
