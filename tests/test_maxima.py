@@ -457,6 +457,30 @@ def test_auto_through_the_branch_and_bound_and_cp_sat_finds_the_reference_optimu
     assert RouteSetValidator(position).validate(got["routes"])["revenue"] == want
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(min_size=3, max_size=4, max_trains=3, token_rate=0.5))
+def test_the_exchanged_set_is_valid_and_no_worse_than_the_first(position_json):
+    """On random boards: the exchange's set validates, earns what it says,
+    at least the first set and at most the reference optimum."""
+    from routecalc.routes import answer
+    from routecalc.solvers.reference import solve_reference
+
+    position = load_position(position_json)
+    graph = compile_position(position)
+    tables = train_tables(graph)
+    clock = Clock(None, None)
+    listed = enumerate_company(graph, tables, auto.ROUTE_BUDGET, clock, auto.ENUMERATION_STEPS)
+    best = fast.listed_routes([(t, 0) for t in range(len(tables)) if len(listed[t].revenue)], listed, graph)
+    assume(len(tables) > 1 and best)
+    caps = {t: found.upper for t, found in enumerate(listed)}
+    first, _ = auto._first_set(graph, listed, caps, best, clock)
+    better = auto._exchanged(graph, listed, caps, best, first, clock)
+    revenue = sum(r.revenue for r in better)
+    routes = answer(graph, tables, better, 0.0, solver="auto")["routes"]
+    assert RouteSetValidator(position).validate(routes)["revenue"] == revenue
+    assert sum(r.revenue for r in first) <= revenue <= solve_reference(position, graph)["revenue"]
+
+
 def bound_after(graph, table, prices, chain, points, stops: list[int], conns: list[int], open_start: bool) -> int:
     """route_bound of the route ``stops`` (``stops[0]`` its start T), the
     branch and bound's way: open at its last stop unless that one only
