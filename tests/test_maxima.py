@@ -348,10 +348,21 @@ def _counting(monkeypatch) -> list[tuple[int, int]]:
     return searches
 
 
-def test_the_exchange_finds_express_optimum_within_its_steps(monkeypatch):
-    """stress-express: from the first set 700 + 320 the exchange finds the
-    optimum 1040 (the 6E's 680, the 8E's 360) within EXCHANGED_STEPS, each
-    search charged SEARCH_STEPS; with no steps it keeps the first set."""
+def _failing(monkeypatch) -> list[int]:
+    """Every branch and bound auto runs fails at its step limit; the limits."""
+    asked: list[int] = []
+
+    def fails(graph, t, table, known, clock, step_limit, paused=None, taken=None):
+        asked.append(step_limit)
+        return branch_and_bound.Maximum(None, None, step_limit, 0, None)
+
+    monkeypatch.setattr(auto, "single_train_maximum", fails)
+    return asked
+
+
+def _express_first_set() -> tuple:
+    """stress-express as auto has it before the exchange: (position, graph,
+    listed, maxima, caps, best routes, first set)."""
     position = load_position_file(ROOT / "fixtures" / "stress-express.json")
     graph = compile_position(position)
     tables = train_tables(graph)
@@ -359,6 +370,15 @@ def test_the_exchange_finds_express_optimum_within_its_steps(monkeypatch):
     listed = enumerate_company(graph, tables, auto.ROUTE_BUDGET, clock, auto.ENUMERATION_STEPS)
     maxima, caps, best, _ = auto._maxima(graph, tables, listed, clock, {})
     first, _ = auto._first_set(graph, listed, caps, best, clock)
+    return position, graph, listed, maxima, caps, best, first
+
+
+def test_the_exchange_finds_express_optimum_within_its_steps(monkeypatch):
+    """stress-express: from the first set 700 + 320 the exchange finds the
+    optimum 1040 (the 6E's 680, the 8E's 360) within EXCHANGED_STEPS, each
+    search charged SEARCH_STEPS; with no steps it keeps the first set."""
+    position, graph, listed, maxima, caps, best, first = _express_first_set()
+    tables, clock = train_tables(graph), Clock(None, None)
     assert (maxima, sum(r.revenue for r in first)) == ({0: 430, 1: 700}, 1020)
     searches = _counting(monkeypatch)
     better = auto._exchanged(graph, listed, caps, best, first, clock)
@@ -396,20 +416,9 @@ def test_the_exchange_keeps_to_its_steps(monkeypatch):
     """Every search failing at its step limit: the searches take
     EXCHANGE_STEPS each, charged SEARCH_STEPS more, until EXCHANGED_STEPS
     run out (500 + 250, then the 250 left), and the set is unchanged."""
-    position = load_position_file(ROOT / "fixtures" / "stress-express.json")
-    graph = compile_position(position)
-    tables = train_tables(graph)
+    _, graph, listed, _, caps, best, first = _express_first_set()
     clock = Clock(None, None)
-    listed = enumerate_company(graph, tables, auto.ROUTE_BUDGET, clock, auto.ENUMERATION_STEPS)
-    maxima, caps, best, _ = auto._maxima(graph, tables, listed, clock, {})
-    first, _ = auto._first_set(graph, listed, caps, best, clock)
-    asked: list[int] = []
-
-    def fails(graph, t, table, known, clock, step_limit, paused=None, taken=None):
-        asked.append(step_limit)
-        return branch_and_bound.Maximum(None, None, step_limit, 0, None)
-
-    monkeypatch.setattr(auto, "single_train_maximum", fails)
+    asked = _failing(monkeypatch)
     monkeypatch.setattr(auto, "EXCHANGED_STEPS", 1000)
     assert auto._exchanged(graph, listed, caps, best, first, clock) == first
     assert asked == [500, 250]
@@ -427,13 +436,7 @@ def test_the_leaders_share_the_steps_of_one(monkeypatch):
     tables = train_tables(graph)
     listed = enumerate_company(graph, tables, auto.ROUTE_BUDGET, Clock(None, None), auto.ENUMERATION_STEPS)
     best = fast.listed_routes([(t, 0) for t in range(3)], listed, graph)  # each train's best listed route
-    asked: list[int] = []
-
-    def fails(graph, t, table, known, clock, step_limit, paused=None, taken=None):
-        asked.append(step_limit)
-        return branch_and_bound.Maximum(None, None, step_limit, 0, None)
-
-    monkeypatch.setattr(auto, "single_train_maximum", fails)
+    asked = _failing(monkeypatch)
     monkeypatch.setattr(auto, "MAXIMUM_STEPS", 100)
     caps = {r.train: r.revenue for r in best}
     assert auto._maxima_reached(graph, listed, caps, best, Clock(None, None)) == []
