@@ -69,9 +69,11 @@ SAT_PARAMETERS = {"linearization_level": 2}
 #: seeds 0-23, the whole model as auto builds it, the same run: two-d's
 #: median deterministic time 1.89 -> 0.88 (mean 2.22 -> 1.09, 23 of 24
 #: faster), CPU median 1.70 -> 1.30 s (mean 1.88 -> 1.50: deterministic
-#: time undercounts the rows taken in again); stress-express 1.05 -> 0.44
-#: (mean 1.21 -> 0.46), CPU 0.98 -> 0.64 s. 10 and 20 gain less (two-d
-#: 1.06 and 1.23, express 0.49 and 0.68); 40 little (two-d 1.65).
+#: time undercounts the rows taken in again); stress-express from the
+#: first set 1020 1.05 -> 0.44 (CPU 0.98 -> 0.64 s), from the exchange's
+#: 1040 (its proof alone, seeds 0-11) 0.23 -> 0.20 (CPU 0.36 -> 0.43 s).
+#: 10 and 20 gain less (two-d 1.06 and 1.23, express from 1020 0.49 and
+#: 0.68), 3 loses on express (0.46), 40 gains little (two-d 1.65).
 WHOLE_MODEL_PARAMETERS = {"use_objective_lb_search": True, "max_consecutive_inactive_count": 5}
 #: Search workers. One: CP-SAT's single full search (LP, cuts, hint search)
 #: proved the stress positions 2-10x faster on this 2-core machine than any
