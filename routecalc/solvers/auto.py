@@ -189,11 +189,9 @@ def solve_auto(
         routes = _maxima_reached(graph, listed, caps, best, clock) or routes
     first_set = False
     if ceiling > sum(r.revenue for r in routes) and best:
-        first, first_set = _first_set(graph, listed, caps, best, clock)
+        first, finished = _first_set(graph, listed, caps, best, clock)
         if sum(r.revenue for r in first) >= sum(r.revenue for r in routes):
-            routes = first
-        else:
-            first_set = False
+            routes, first_set = first, finished
     if ceiling > sum(r.revenue for r in routes) and len(listed) > 1 and best:
         better = _exchanged(graph, listed, caps, best, routes, clock)
         if sum(r.revenue for r in better) > sum(r.revenue for r in routes):

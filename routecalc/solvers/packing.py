@@ -162,8 +162,9 @@ def _most_promising(
     a route set using a left-out route earns (None: none left out)."""
     pieces = np.concatenate([_piece_counts(listed[t].mask[rows]) for t, rows in enumerate(useful)])
     routes_cap = len(pieces) if size_for is None else max(MIN_PACKED, int(PACKED_PER_SECOND * size_for))
-    pieces_cap = MOST_PACKED_PIECES if size_for is None else int(PACKED_PIECES_PER_SECOND * max(size_for, 1.0))
-    pieces_cap = min(pieces_cap, MOST_PACKED_PIECES)
+    pieces_cap = MOST_PACKED_PIECES
+    if size_for is not None:
+        pieces_cap = min(int(PACKED_PIECES_PER_SECOND * max(size_for, 1.0)), MOST_PACKED_PIECES)
     if len(pieces) <= routes_cap and pieces.sum() <= pieces_cap:
         return useful, None
     loss = np.concatenate([best[t] - listed[t].revenue[rows] for t, rows in enumerate(useful)])
