@@ -10,6 +10,7 @@ took from 40 s to several minutes before.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,7 +23,7 @@ from routecalc import load_position, load_position_file
 from routecalc.graph import compile_position
 from routecalc.scoring import train_tables
 from routecalc.solvers import SOLVERS, Limits, packing
-from routecalc.solvers.fast import Clock, enumerate_company
+from routecalc.solvers.fast import ENUMERATION_SHARE, Clock, enumerate_company
 from routecalc.solvers.packing import pack_routes
 from routecalc.validate import RouteSetValidator
 
@@ -116,6 +117,49 @@ def test_packing_is_cut_to_the_pieces_the_limit_affords(monkeypatch):
     assert missed == 70 + 50
     monkeypatch.setattr(packing, "PACKED_PIECES_PER_SECOND", 10**6)
     assert packing._most_promising(useful, listed, [90, 50], size_for=1.0) == (useful, None)
+
+
+STALLED = ["1867-two-d-stalled.json", "chesapeake-d-8e-stalled.json"]
+
+
+@pytest.mark.parametrize("name", STALLED)
+def test_a_finished_listing_too_big_to_pack_goes_to_the_path_model(name):
+    """Enumeration finishes but the combination search stalls, and packing
+    every useful route would pass packing's size limits: auto once packed
+    the routes cut to those limits and answered 950 (bound 1210) and 670
+    (bound 790), feasible in 2-4 s under a 20 s limit. CP-SAT's path model,
+    whose size does not grow with the routes, with each train's maximum
+    from its finished listing, proves the optimum."""
+    path = FIXTURES / "limits" / name
+    position = load_position_file(path)
+    graph = compile_position(position)
+    listed = enumerate_company(graph, train_tables(graph), None, Clock(None, None))
+    assert all(found.complete for found in listed)
+    size_for = 20.0 * (1 - ENUMERATION_SHARE)
+    assert not packing.packs_whole(listed, size_for)
+    answer = SOLVERS["auto"](position, graph, Limits(time_limit=20.0))
+    optimum = json.loads(path.read_text())["reference"]["optimum"]
+    assert (answer["status"], answer["revenue"], answer["bound"]) == ("optimal", optimum, optimum)
+    assert answer["solver"] == "cpsat" and "packing them all" in answer["stats"]["auto"]["why"]
+    assert RouteSetValidator(position).validate(answer["routes"])["revenue"] == optimum
+
+
+def test_packing_whole_is_judged_by_routes_and_pieces(monkeypatch):
+    """Auto packs a finished listing only when nothing would be cut."""
+    listed = [_routes_of([10, 10, 10], [90, 80, 70]), _routes_of([2, 2], [50, 40])]
+    # the second train's routes share the first's track: the greedy set earns 90, and all 5 routes
+    # (34 track pieces) could beat it
+    assert packing.packs_whole(listed, 1.0)
+    monkeypatch.setattr(packing, "PACKED_PIECES_PER_SECOND", 33)
+    assert not packing.packs_whole(listed, 1.0)
+    assert packing.packs_whole(listed, None)  # without a limit only MOST_PACKED_PIECES counts
+    monkeypatch.setattr(packing, "MOST_PACKED_PIECES", 33)
+    assert not packing.packs_whole(listed, None)
+    monkeypatch.setattr(packing, "MOST_PACKED_PIECES", 34)
+    monkeypatch.setattr(packing, "MIN_PACKED", 4)
+    monkeypatch.setattr(packing, "PACKED_PER_SECOND", 4)
+    assert packing.packs_whole(listed, None)
+    assert not packing.packs_whole(listed, 1.0) and packing.packs_whole(listed, 2.0)  # 4 routes, then 8
 
 
 def test_packing_bounds_a_set_by_each_trains_best_route(monkeypatch):

@@ -17,7 +17,11 @@ steps, where the whole budget cost 0.4-0.8 s.
 - Finished within it: the fast solver's combination search runs on those
   routes within ``COMBINATION_WORK`` units of its work, and its answer is
   returned when the search finishes. If it stalls, the routes are packed
-  with CP-SAT instead (:mod:`.packing`).
+  with CP-SAT instead (:mod:`.packing`), when the packing's limits take
+  every route that could beat the greedy set; when they do not, a cut
+  packing would answer short of the optimum (950 with a bound of 1210,
+  where CP-SAT's path model proves 1060 in 0.3 s), so CP-SAT's path model
+  runs as below, each train's maximum its listing's best.
 - Stopped by the time limit before the budget: the clock only stops a
   search, so the answer is the fast solver's, the best set of the routes
   listed so far, ``feasible`` with a true bound.
@@ -67,7 +71,7 @@ from ..rules import require_route_engine
 from ..scoring import TrainTable, train_tables
 from .fast import ENUMERATION_SHARE, Clock, TrainRoutes, combine_company, enumerate_company, listed_routes
 from .maxima import Paused, single_train_maximum, track_of
-from .packing import greedy_choice, pack_routes
+from .packing import greedy_choice, pack_routes, packs_whole
 
 #: Routes kept per train, and enumeration kernel steps (routes extended) for
 #: all trains, that enumeration may take before auto calls the position too
@@ -167,14 +171,21 @@ def solve_auto(
             f"after {count:,} routes: the best set of the routes listed, with a true bound"
         )
         return _chosen(graph, tables, routes, started, "fast", why, bound=bound, **stats)
-    if complete:
-        size_for = None if time_limit is None else time_limit * (1 - ENUMERATION_SHARE)  # not the time left
+    size_for = None if time_limit is None else time_limit * (1 - ENUMERATION_SHARE)  # not the time left
+    if complete and packs_whole(listed, size_for):
         status, routes, bound, packed = pack_routes(listed, graph, _left(time_limit, started), size_for)
         why = (
             f"enumeration finished ({count:,} routes) but the fast combination search did not "
             f"within {work}: the routes packed with CP-SAT"
         )
         return _chosen(graph, tables, routes, started, "packing", why, status=status, bound=bound, **packed)
+    if complete:
+        before = (
+            f"enumeration finished ({count:,} routes) but the fast combination search did not within {work}, "
+            f"and packing them all would take more routes or track pieces than its limits"
+        )
+    else:
+        before = f"enumeration stopped at the budget ({limits}) after {count:,} routes"
 
     from .cpsat import solve_cpsat  # OR-Tools only when CP-SAT runs
 
@@ -217,8 +228,8 @@ def solve_auto(
     result["stats"]["auto"] = {
         "solver": "cpsat",
         "why": (
-            f"enumeration stopped at the budget ({limits}) after {count:,} routes: CP-SAT, seeded with "
-            f"{sum(r.revenue for r in routes)}, at most {ceiling} by the single-train maxima"
+            f"{before}: CP-SAT, seeded with {sum(r.revenue for r in routes)}, at most {ceiling} by the "
+            f"single-train maxima"
         ),
         "maxima": searched,
     }
@@ -246,7 +257,11 @@ def _maxima(
     maxima = {t: found.upper for t, found in enumerate(listed) if found.complete}
     unproven = [t for t in range(len(listed)) if t not in maxima]
     searched: dict = {listed[t].table.train.name: {} for t in unproven}
-    best: dict[int, Route] = {}
+    best: dict[int, Route] = {
+        t: listed_routes([(t, 0)], listed, graph)[0]  # rows come best first
+        for t in maxima
+        if t == _kind(listed, t)[0] and len(listed[t].revenue)
+    }
     maxima.update(_branch_and_bound(graph, listed, unproven, best, searched, clock, MAXIMUM_STEPS, paused))
     left = None if clock.time_limit is None else clock.started + clock.time_limit
     bounds, routes = single_train_maxima(graph, tables, SINGLE_WORK, maxima, left)

@@ -85,9 +85,8 @@ def pack_routes(
     """(status, chosen routes, upper bound, statistics) of the best track-disjoint
     choice of one route or none per train among the listed routes.
 
-    Only routes that could beat the greedy set become literals: a route
-    earning ``r`` for train ``t`` is useful only if ``r`` plus the other
-    trains' best routes reaches the greedy revenue. Under a time limit at
+    Only routes that could beat the greedy set become literals
+    (:func:`_useful`). Under a time limit at
     most ``PACKED_PER_SECOND`` routes and ``PACKED_PIECES_PER_SECOND`` of
     their track pieces a second of ``size_for`` (the limit the caller was
     given; default ``time_limit``, which otherwise only stops CP-SAT), and
@@ -100,13 +99,7 @@ def pack_routes(
     from ortools.sat.python import cp_model  # only when CP-SAT runs
 
     started = time.perf_counter()
-    greedy = greedy_choice(listed)
-    floor = sum(int(listed[t].revenue[k]) for t, k in greedy)
-    best = [int(found.revenue.max(initial=0)) for found in listed]
-    useful = [
-        np.flatnonzero((found.revenue > 0) & (found.revenue + sum(best) - best[t] >= floor))
-        for t, found in enumerate(listed)
-    ]
+    greedy, floor, best, useful = _useful(listed)
     useful, missed = _most_promising(useful, listed, best, time_limit if size_for is None else size_for)
     for t, k in greedy:  # the greedy set stays among the literals: no answer earns less
         if k not in useful[t]:
@@ -153,6 +146,44 @@ def pack_routes(
     return "optimal" if bound == revenue else "feasible", chosen, bound, stats
 
 
+def _useful(listed: list[TrainRoutes]) -> tuple[list[tuple[int, int]], int, list[int], list[np.ndarray]]:
+    """(the greedy set, its revenue, each train's best revenue, the rows of
+    each train's routes that could beat the greedy set): a route earning
+    ``r`` for train ``t`` is useful only if ``r`` plus the other trains'
+    best routes reaches the greedy revenue."""
+    greedy = greedy_choice(listed)
+    floor = sum(int(listed[t].revenue[k]) for t, k in greedy)
+    best = [int(found.revenue.max(initial=0)) for found in listed]
+    useful = [
+        np.flatnonzero((found.revenue > 0) & (found.revenue + sum(best) - best[t] >= floor))
+        for t, found in enumerate(listed)
+    ]
+    return greedy, floor, best, useful
+
+
+def packs_whole(listed: list[TrainRoutes], size_for: float | None) -> bool:
+    """Whether :func:`pack_routes` with ``size_for`` would pack every useful
+    route, none cut for its size, so that its optimum is the optimum of
+    the listed routes: counts of routes and track pieces only."""
+    return _fits(*_sizes(_useful(listed)[3], listed, size_for))
+
+
+def _sizes(useful: list[np.ndarray], listed: list[TrainRoutes], size_for: float | None) -> tuple[np.ndarray, int, int]:
+    """(the track pieces of each useful route, all trains' in a row; the
+    routes and the pieces that a ``size_for`` seconds limit affords, never
+    more than ``MOST_PACKED_PIECES``)."""
+    pieces = np.concatenate([_piece_counts(listed[t].mask[rows]) for t, rows in enumerate(useful)])
+    routes_cap = len(pieces) if size_for is None else max(MIN_PACKED, int(PACKED_PER_SECOND * size_for))
+    pieces_cap = MOST_PACKED_PIECES
+    if size_for is not None:
+        pieces_cap = min(int(PACKED_PIECES_PER_SECOND * max(size_for, 1.0)), MOST_PACKED_PIECES)
+    return pieces, routes_cap, pieces_cap
+
+
+def _fits(pieces: np.ndarray, routes_cap: int, pieces_cap: int) -> bool:
+    return len(pieces) <= routes_cap and pieces.sum() <= pieces_cap
+
+
 def _most_promising(
     useful: list[np.ndarray], listed: list[TrainRoutes], best: list[int], size_for: float | None
 ) -> tuple[list[np.ndarray], int | None]:
@@ -160,12 +191,8 @@ def _most_promising(
     routes, and in their track pieces, summed) and to ``MOST_PACKED_PIECES``,
     those losing least against their train's best route first; and the most
     a route set using a left-out route earns (None: none left out)."""
-    pieces = np.concatenate([_piece_counts(listed[t].mask[rows]) for t, rows in enumerate(useful)])
-    routes_cap = len(pieces) if size_for is None else max(MIN_PACKED, int(PACKED_PER_SECOND * size_for))
-    pieces_cap = MOST_PACKED_PIECES
-    if size_for is not None:
-        pieces_cap = min(int(PACKED_PIECES_PER_SECOND * max(size_for, 1.0)), MOST_PACKED_PIECES)
-    if len(pieces) <= routes_cap and pieces.sum() <= pieces_cap:
+    pieces, routes_cap, pieces_cap = _sizes(useful, listed, size_for)
+    if _fits(pieces, routes_cap, pieces_cap):
         return useful, None
     loss = np.concatenate([best[t] - listed[t].revenue[rows] for t, rows in enumerate(useful)])
     order = np.argsort(loss, kind="stable")
