@@ -46,6 +46,30 @@ def test_an_exploding_listing_stops_after_the_probe(name):
     assert fast.PROBE_STEPS <= first.steps < fast.PROBE_STEPS + 3 * fast.CHUNK
 
 
+def test_a_listing_whose_share_stalls_stops_by_its_pace():
+    """A D on a dense 1830 board: the share done stays at 0.38 from 40,000
+    steps on, so the share alone projects under three times the steps
+    taken and the listing ran to its 500,000-step limit (0.9 s). Judged by
+    the pace of its share since the probe, it stops at 120,000."""
+    path = ROOT / "fixtures" / "limits" / "1830-two-d-deep.json"
+    first = listed(path)[0]
+    assert first.out_of_work and not first.complete
+    assert first.steps == 120_000
+
+
+def test_the_pace_projects_from_the_probe():
+    """Within 4 times a 500,000-step limit by the share alone (150,000 steps
+    at 0.08: 1.9 million), a listing stops by its pace since the probe (0.03
+    more in 100,000 steps, 0.92 to go: 3.2 million), not where its pace
+    keeps up, and not before ``PROBE_STEPS`` more steps."""
+    probe = (50_000, 0.05)
+    assert fast._hopeless(150_000, 0.08, 500_000, probe)
+    assert not fast._hopeless(150_000, 0.60, 500_000, probe)
+    assert not fast._hopeless(90_000, 0.08, 500_000, probe)  # too early to judge the pace
+    assert fast._hopeless(150_000, 0.08, 500_000, (50_000, 0.08))  # the share has not moved
+    assert fast._hopeless(60_000, 0.01, 500_000, (60_000, 0.01))  # 6 million by the share alone
+
+
 def test_a_listing_that_finishes_is_not_cut():
     """stress-c2c-size-8's 8 finishes in 123,992 steps of its 250,000, though
     it projects 176,000 at 20,000 and 147,000 at 60,000; the fast solver
