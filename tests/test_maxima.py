@@ -424,6 +424,41 @@ def test_the_exchange_keeps_to_its_steps(monkeypatch):
     assert asked == [500, 250]
 
 
+def test_the_best_responses_move_every_train_on_a_line():
+    """A line of cities 10-20-30-40, the token on the 30, two 2s: from a set
+    where one earns 20-30 (50) and the other nothing, the first takes its
+    best route on the track the other leaves (30-40, 70), then the other
+    its best on what is left (20-30, 50): 120, the optimum."""
+    from boards import city, line_board
+
+    position = load_position(line_board(*map(city, (10, 20, 30, 40)), trains=["2", "2"], token_at=2))
+    graph = compile_position(position)
+    tables = train_tables(graph)
+    clock = Clock(None, None)
+    listed = enumerate_company(graph, tables, auto.ROUTE_BUDGET, clock, auto.ENUMERATION_STEPS)
+    row = next(k for k in range(len(listed[0].revenue)) if listed[0].revenue[k] == 50)
+    start = fast.listed_routes([(0, row)], listed, graph)
+    better = auto._best_responses(graph, listed, {0: 70, 1: 70}, start, clock)
+    assert sorted((r.train, r.revenue) for r in better) == [(0, 70), (1, 50)]
+    assert RouteSetValidator(position).validate([r.to_json(graph, tables[r.train]) for r in better])["revenue"] == 120
+
+
+def test_the_best_responses_keep_to_their_steps(monkeypatch):
+    """Every search failing at its step limit: each takes RESPONSE_STEPS,
+    charged SEARCH_STEPS more, until RESPONSES_STEPS run out, and the set
+    is unchanged; a train already at its cap is not searched."""
+    _, graph, listed, _, caps, best, first = _express_first_set()
+    clock = Clock(None, None)
+    asked = _failing(monkeypatch)
+    monkeypatch.setattr(auto, "RESPONSES_STEPS", 3000)
+    above = {t: 10**6 for t in caps}  # no train at its cap
+    assert auto._best_responses(graph, listed, above, first, clock) == first
+    assert asked == [2000, 750]
+    asked.clear()
+    assert auto._best_responses(graph, listed, {t: 0 for t in caps}, first, clock) == first
+    assert asked == []
+
+
 def test_the_leaders_share_the_steps_of_one(monkeypatch):
     """Three trains, every search on the track left failing at its step
     limit: the leaders share what one leader's searches may take
@@ -463,8 +498,9 @@ def test_auto_through_the_branch_and_bound_and_cp_sat_finds_the_reference_optimu
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions(min_size=3, max_size=4, max_trains=3, token_rate=0.5))
 def test_the_exchanged_set_is_valid_and_no_worse_than_the_first(position_json):
-    """On random boards: the exchange's set validates, earns what it says,
-    at least the first set and at most the reference optimum."""
+    """On random boards: the exchange's set, and the best responses' from
+    it, validate, earn what they say, at least the set they start from and
+    at most the reference optimum."""
     from routecalc.routes import answer
     from routecalc.solvers.reference import solve_reference
 
@@ -478,10 +514,13 @@ def test_the_exchanged_set_is_valid_and_no_worse_than_the_first(position_json):
     caps = {t: found.upper for t, found in enumerate(listed)}
     first, _ = auto._first_set(graph, listed, caps, best, clock)
     better = auto._exchanged(graph, listed, caps, best, first, clock)
-    revenue = sum(r.revenue for r in better)
-    routes = answer(graph, tables, better, 0.0, solver="auto")["routes"]
-    assert RouteSetValidator(position).validate(routes)["revenue"] == revenue
-    assert sum(r.revenue for r in first) <= revenue <= solve_reference(position, graph)["revenue"]
+    responded = auto._best_responses(graph, listed, caps, better, clock)
+    optimum = solve_reference(position, graph)["revenue"]
+    for routes, least in ((better, first), (responded, better)):
+        revenue = sum(r.revenue for r in routes)
+        checked = answer(graph, tables, routes, 0.0, solver="auto")["routes"]
+        assert RouteSetValidator(position).validate(checked)["revenue"] == revenue
+        assert sum(r.revenue for r in least) <= revenue <= optimum
 
 
 def bound_after(graph, table, prices, chain, points, stops: list[int], conns: list[int], open_start: bool) -> int:
