@@ -124,9 +124,9 @@ SEARCH_STEPS = 250
 #: Kernel steps each branch and bound of :func:`_best_responses` may take,
 #: and all of them (each search charged ``SEARCH_STEPS`` more): on boards
 #: made from the corpus with long trains and more track, the responses
-#: raised 9 of 89 sets handed to CP-SAT by 10-120 (a dense 1830 board
+#: raised 19 of 170 sets handed to CP-SAT by 10-120 (a dense 1830 board
 #: with 4, 5, 6 and D: 1170 -> 1240, optimum 1300, which CP-SAT's whole
-#: model found only after 16 s) within 6,132 steps, 0.04 s.
+#: model found only after 16 s) within 8,000 steps, 0.04 s.
 RESPONSE_STEPS = 2_000
 RESPONSES_STEPS = 10_000
 
