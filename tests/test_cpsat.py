@@ -421,6 +421,22 @@ def test_known_routes_are_not_searched_for_again():
             assert (result["status"], result["revenue"], len(alone)) == ("optimal", 130, searched)
 
 
+def test_the_caps_are_demanded_together_within_the_work_asked(monkeypatch):
+    """Two 2-trains from a token on the 30 of a line 10-30-40, whose best
+    routes are one (caps 70 + 70, optimum 70 + 40): the demand of the caps together gets ``together_work``, by
+    default ``TOGETHER_WORK``."""
+    asked: list[float] = []
+
+    def recorded(graph, tables, caps, work, deadline=None):
+        asked.append(work)
+        return maxima_together(graph, tables, caps, work, deadline)
+
+    monkeypatch.setattr(cpsat, "maxima_together", recorded)
+    board = line_board(city(10), city(30), city(40), trains=["2", "2"], token_at=1)
+    assert solve(board)["revenue"] == solve(board, together_work=0.3)["revenue"] == 110
+    assert asked == [cpsat.TOGETHER_WORK, 0.3]
+
+
 def test_bounds_earned_together_prove_the_optimum_without_the_single_maxima():
     """stress-1867-express-8: CP-SAT's bounds after a short search of each train alone (820 for
     the 5+5E, 560 for the 8; the maxima themselves take it seconds) are earned together: the

@@ -284,6 +284,17 @@ def test_auto_hands_cp_sat_the_maxima_it_proved(monkeypatch, handed):
     assert all(100 < maxima[name]["steps"] <= 100 + auto.PROOF_STEPS for name in ("D", "8E"))
 
 
+def test_auto_demands_the_caps_together_within_less_work(handed):
+    """Auto has looked for a set earning the maxima by branch and bound
+    before it hands CP-SAT the position: its demand of the caps together
+    gets less work than the cpsat solver's own."""
+    from routecalc.solvers import cpsat
+
+    position = load_position_file(ROOT / "fixtures" / "stress-express.json")
+    auto.solve_auto(position, compile_position(position))
+    assert handed["together_work"] == auto.TOGETHER_WORK < cpsat.TOGETHER_WORK
+
+
 def test_auto_reaches_the_maxima_led_by_each_route_in_turn(handed):
     """stress-1867-express-8 (a 5+5E, then an 8): the branch and bound
     proves the 5+5E's 820 but not the 8's 560, whose route a CP-SAT demand

@@ -129,6 +129,19 @@ SEARCH_STEPS = 250
 #: model found only after 16 s) within 8,000 steps, 0.04 s.
 RESPONSE_STEPS = 2_000
 RESPONSES_STEPS = 10_000
+#: CP-SAT deterministic time for each demand of the caps together, less than
+#: the cpsat solver's ``TOGETHER_WORK`` (2.0): auto has looked for a set
+#: earning the maxima by branch and bound first (stress-1867-express-8's,
+#: which CP-SAT's demand finds in 0.6-0.75), and where the demand runs out
+#: of work it was spent for nothing. On 33 slow boards made from the corpus
+#: with long trains and more track, the whole answers' CPU summed went from
+#: 91.2-95.8 s (three runs) to 89.2 s, no board more than 0.11 s slower than
+#: its slowest run before (an 18Ireland board with two 10H: 4.0 -> 2.3 s, a
+#: dense 1867 board with an 8 and a 5+5E: 7.3 -> 5.7 s); the stress
+#: positions' demands answer within it, their CPU unchanged. With the best
+#: responses too: 86.6 s, one board 1.85 s slower (a D and an 8E, whose
+#: whole model starts from the responses' 1120, not 1110).
+TOGETHER_WORK = 0.5
 
 
 def _left(time_limit: float | None, started: float) -> float | None:
@@ -240,6 +253,7 @@ def solve_auto(
         known_routes=best,
         prove_maxima=prove,
         first_set=first_set,
+        together_work=TOGETHER_WORK,
     )
     result["stats"]["auto"] = {
         "solver": "cpsat",

@@ -696,10 +696,10 @@ def _revenue(routes: list[Route]) -> int:
     return sum(r.revenue for r in routes)
 
 
-def _together_work(share: float | None) -> float:
+def _together_work(share: float | None, most: float) -> float:
     """CP-SAT deterministic time for :func:`maxima_together`: at most
-    ``TOGETHER_WORK``, and at most a step's ``share`` of the time limit."""
-    return TOGETHER_WORK if share is None else min(share, TOGETHER_WORK)
+    ``most``, and at most a step's ``share`` of the time limit."""
+    return most if share is None else min(share, most)
 
 
 def _until(deadline: float | None) -> float | None:
@@ -729,6 +729,7 @@ def solve_cpsat(
     known_routes: list[Route] | None = None,
     prove_maxima: Callable[[list[int]], tuple[dict[int, int], list[Route]]] | None = None,
     first_set: bool = False,
+    together_work: float = TOGETHER_WORK,
 ) -> dict:
     """Best route set by CP-SAT.
 
@@ -764,6 +765,8 @@ def solve_cpsat(
     took 2.5 s with an earlier bound, where CP-SAT alone takes 6 s).
     ``first_set``: the ``hint`` is the first set already (found by the
     caller's search of the track left), so none is searched here.
+    ``together_work``: CP-SAT deterministic time for each demand of the
+    caps together (``TOGETHER_WORK``).
     """
     require_route_engine(position.rules)
     started = time.perf_counter()
@@ -778,7 +781,7 @@ def solve_cpsat(
             total = sum(known_caps.values())
             known_bound = total if known_bound is None else min(known_bound, total)
         if len(tables) > 1 and known_caps and len(known_caps) > len(known_maxima or {}) and total > _revenue(hint):
-            together, routes = maxima_together(graph, tables, known_caps, _together_work(share), ends_at)
+            together, routes = maxima_together(graph, tables, known_caps, _together_work(share, together_work), ends_at)
             if together == "optimal":
                 return _answer(graph, tables, routes, started, total, proof="single-train bounds, reached together")
             if together == "infeasible":
@@ -797,7 +800,7 @@ def solve_cpsat(
                     hint = first
             proof = "single-train maxima"
             if sum(caps.values()) > _revenue(hint):
-                together, routes = maxima_together(graph, tables, caps, _together_work(share), ends_at)
+                together, routes = maxima_together(graph, tables, caps, _together_work(share, together_work), ends_at)
                 if together == "optimal":
                     hint, proof = routes, "single-train maxima, reached together"
                 elif together == "infeasible":
