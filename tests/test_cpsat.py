@@ -423,8 +423,9 @@ def test_known_routes_are_not_searched_for_again():
 
 def test_the_caps_are_demanded_together_within_the_work_asked(monkeypatch):
     """Two 2-trains from a token on the 30 of a line 10-30-40, whose best
-    routes are one (caps 70 + 70, optimum 70 + 40): the demand of the caps together gets ``together_work``, by
-    default ``TOGETHER_WORK``."""
+    routes are one (maxima 70 + 70, optimum 70 + 40), capped at 80 each (a
+    bound, not a maximum): the demand of the caps together gets
+    ``together_work``, by default ``TOGETHER_WORK``."""
     asked: list[float] = []
 
     def recorded(graph, tables, caps, work, deadline=None):
@@ -433,8 +434,38 @@ def test_the_caps_are_demanded_together_within_the_work_asked(monkeypatch):
 
     monkeypatch.setattr(cpsat, "maxima_together", recorded)
     board = line_board(city(10), city(30), city(40), trains=["2", "2"], token_at=1)
-    assert solve(board)["revenue"] == solve(board, together_work=0.3)["revenue"] == 110
+    caps = {0: 80, 1: 80}
+    default, less = solve(board, known_caps=caps), solve(board, known_caps=caps, together_work=0.3)
+    assert default["revenue"] == less["revenue"] == 110
     assert asked == [cpsat.TOGETHER_WORK, 0.3]
+
+
+def test_proven_maxima_are_not_demanded_apart(monkeypatch):
+    """The same line: each 2-train's maximum, 70, is proven (solved alone,
+    or known), so the whole model's search at its upper bound asks for
+    140 first, and no model demanding them together is built; where a cap
+    is a bound only (80), it is demanded."""
+    asked: list[dict[int, int]] = []
+
+    def recorded(graph, tables, caps, work, deadline=None):
+        asked.append(dict(caps))
+        return maxima_together(graph, tables, caps, work, deadline)
+
+    monkeypatch.setattr(cpsat, "maxima_together", recorded)
+    board = line_board(city(10), city(30), city(40), trains=["2", "2"], token_at=1)
+    assert solve(board)["revenue"] == solve(board, known_maxima={0: 70, 1: 70})["revenue"] == 110
+    assert asked == []
+    assert solve(board, known_caps={0: 80, 1: 80})["revenue"] == 110
+    assert asked == [{0: 80, 1: 80}]
+
+
+def test_one_trains_known_maximum_is_its_kinds():
+    """A maximum known for one of two identical trains caps the other too
+    (it once left the other uncapped, and the first route, earning the
+    known 70, was answered as optimal)."""
+    board = line_board(city(10), city(30), city(40), trains=["2", "2"], token_at=1)
+    result = solve(board, known_maxima={0: 70})
+    assert (result["status"], result["revenue"], result["bound"]) == ("optimal", 110, 110)
 
 
 def test_bounds_earned_together_prove_the_optimum_without_the_single_maxima():

@@ -74,7 +74,16 @@ SAT_PARAMETERS = {"linearization_level": 2}
 #: 1040 (its proof alone, seeds 0-11) 0.23 -> 0.20 (CPU 0.36 -> 0.43 s).
 #: 10 and 20 gain less (two-d 1.06 and 1.23, express from 1020 0.49 and
 #: 0.68), 3 loses on express (0.46), 40 gains little (two-d 1.65).
-WHOLE_MODEL_PARAMETERS = {"use_objective_lb_search": True, "max_consecutive_inactive_count": 5}
+#: And no Chvátal-Gomory cuts (add_cg_cuts): they cost LP work the proof
+#: does not repay. The whole model as auto builds it, seeds 0-23:
+#: two-d's median deterministic time 0.88 -> 0.77, CPU median 1.19 -> 0.94 s
+#: (mean 1.39 -> 1.02, the slowest seed 4.3 -> 1.6 s); stress-express's
+#: CPU 0.41 -> 0.34 s. Without the zero-half cuts as well: two-d 2.6 s.
+WHOLE_MODEL_PARAMETERS = {
+    "use_objective_lb_search": True,
+    "max_consecutive_inactive_count": 5,
+    "add_cg_cuts": False,
+}
 #: Search workers. One: CP-SAT's single full search (LP, cuts, hint search)
 #: proved the stress positions 2-10x faster on this 2-core machine than any
 #: two-worker portfolio tried (default, default_lp + core, max_lp + core,
@@ -615,8 +624,14 @@ def single_train_maxima(
     demanded (:func:`reach_bound`). ``work``: CP-SAT deterministic time for
     each kind's search and again for its demand, shared among the kinds;
     ``deadline``: a ``time.perf_counter()`` value that stops them."""
-    kinds = [members for members in identical_trains(tables) if members[0] not in known]
     bounds = dict(known)
+    kinds = []
+    for members in identical_trains(tables):
+        given = [known[t] for t in members if t in known]  # one train's maximum is its kind's
+        if given:
+            bounds.update({t: min(given) for t in members if t not in known})
+        else:
+            kinds.append(members)
     best: list[Route] = []
     for members in kinds:
         share = None if work is None else work / len(kinds)
@@ -691,6 +706,16 @@ def maxima_together(
     return status, []
 
 
+def _proven(caps: dict[int, int], maxima: dict[int, int], routes: list[Route], tables: list[TrainTable]) -> bool:
+    """Whether every train's cap is its maximum: known, or earned by one of
+    the ``routes`` of its kind (a route earning an upper bound proves it)."""
+    earned: dict[int, int] = {}
+    for members in identical_trains(tables):
+        top = max((r.revenue for r in routes if r.train in members), default=-1)
+        earned.update({t: top for t in members})
+    return all(t in maxima or earned[t] >= cap for t, cap in caps.items())
+
+
 def _revenue(routes: list[Route]) -> int:
     """What a route set earns."""
     return sum(r.revenue for r in routes)
@@ -737,10 +762,17 @@ def solve_cpsat(
     ``known_maxima`` gives its maximum): the maximum caps that train in the
     whole model. The richest single route and then each further train's
     best route on the track left over make a first solution, often already
-    the optimum, which the caps then prove. Short of the caps, a model
-    demanding each train's cap (:func:`maxima_together`, a bounded amount
-    of work) finds a set that earns them all, proven optimal, or shows that
-    none does, which lowers the bound. ``hint`` routes (a known route
+    the optimum, which the caps then prove. Short of the caps, where some
+    cap is a bound only, a model demanding each train's cap
+    (:func:`maxima_together`, a bounded amount of work) finds a set that
+    earns them all, proven optimal, or shows that none does, which lowers
+    the bound. Where every cap is a proven maximum, the whole model's
+    search at the objective's upper bound asks for their sum first, so it
+    is not demanded apart: on 67 boards made from the corpus (more track,
+    long trains) that took auto over 0.5 s, the CPU summed over three
+    CP-SAT seeds went 335 -> 309 s, stress-1867-two-d's median (twelve
+    seeds) 1.50 -> 1.28 s, stress-express's 0.59 -> 0.49 s. ``hint``
+    routes (a known route
     set) seed the search and ``known_bound`` caps the total;
     ``known_routes`` (single routes, a train's each, not a set: the best
     routes found by searches of one train alone) are candidates for the
@@ -799,7 +831,7 @@ def solve_cpsat(
                 if _revenue(first) > _revenue(hint):
                     hint = first
             proof = "single-train maxima"
-            if sum(caps.values()) > _revenue(hint):
+            if sum(caps.values()) > _revenue(hint) and not _proven(caps, known_maxima or {}, singles, tables):
                 together, routes = maxima_together(graph, tables, caps, _together_work(share, together_work), ends_at)
                 if together == "optimal":
                     hint, proof = routes, "single-train maxima, reached together"
