@@ -159,7 +159,7 @@ def enumerate_train(
         state, buf = resume.search, resume.buffer
     else:
         state = enum.new_state(graph.num_stops, arrays.conn_mask.shape[1], arrays.conn_cells.shape[1], len(table.pay))
-        # room for a route a step: zeroed room is only mapped in once written, and growing a
+        # room for a route a step: fresh room is only mapped in once written, and growing a
         # buffer to the 250,000 routes of stress-1828-d-8e's D mapped in as much again, copied
         rows = FIRST_BUFFER if step_limit is None else max(FIRST_BUFFER, min(step_limit, MAX_ROUTES))
         buf = enum.new_buffer(rows, 8 * rows, arrays.conn_mask.shape[1])
