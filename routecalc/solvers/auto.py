@@ -52,7 +52,8 @@ steps, where the whole budget cost 0.4-0.8 s.
   Then CP-SAT, which does not enumerate,
   solves the whole problem seeded with the best set and those routes,
   capped by the single-train maxima or, where one is unproven, CP-SAT's
-  bounds, first demanded together: those known it does not prove again.
+  bounds, which are first demanded together: those known it does not
+  prove again.
   If that does not settle it, the branch and bound gets ``PROOF_STEPS``
   more for each kind still unproven, run on from where ``MAXIMUM_STEPS``
   stopped it, before CP-SAT solves it alone.
