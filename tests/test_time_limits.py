@@ -210,3 +210,24 @@ def test_the_first_cp_sat_solve_counts_the_ortools_import_in_its_limit():
     seconds, status = run.stdout.split()
     assert status == "feasible"
     assert float(seconds) < limit + 1.0, seconds
+
+
+def test_the_kernels_first_load_is_not_counted_in_the_limit(monkeypatch):
+    """The first solve after an install compiles the kernels (a minute on two
+    busy cores). That is not the request's work: with it in the limit, the
+    first of ``make slow``'s dense boards in a fresh clone answered 300 of at
+    most 1860 within 30 s, where 630 is proven in 0.1 s. The CLI and the
+    service load the kernels before their limits start; the API pauses its
+    clock while it loads them."""
+    from routecalc import api
+
+    loads: list[float] = []
+
+    def slow_load() -> None:
+        loads.append(1.0)
+        time.sleep(0.8)  # past the limit and its grace: counted, the solve would stop
+
+    monkeypatch.setattr(api, "warm_up", slow_load)
+    answer = api.solve(line_board(city(20), city(30), city(40), trains=["3"]), time_limit=0.2)
+    assert loads == [1.0]
+    assert (answer["status"], answer["revenue"]) == ("optimal", 90)
