@@ -89,6 +89,33 @@ def tiny_copy(tiny, tmp_path) -> tuple[Path, Path]:
     return module_dir, tmp_path / "cache"
 
 
+THREADS = """
+import json, sys, threading
+sys.path.insert(0, sys.argv[1])
+import tiny
+from routecalc.kernels import cache
+counts = []
+threads = [threading.Thread(target=lambda: counts.append(cache.load())) for _ in range(2)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(json.dumps(sorted(done["compiled"] for done in counts)))
+"""
+
+
+def test_two_threads_loading_a_cold_cache_at_once_compile_once(tiny, tmp_path):
+    """The API's solve loads the kernels first (outside its limit): in a
+    process whose threads solve at once, one compiles and says so, the
+    other waits for it."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
+    done = run_python(THREADS, str(tiny[0]), env=env)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [0, 1], done.stderr
+    assert done.stderr.count("compiled in") == 1, done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_a_cold_cache_says_it_is_compiling_then_the_next_start_loads(tiny):
     module_dir, cache_dir, first, said = tiny
     assert (first["compiled"], first["loaded"], first["total"]) == (1, 0, 10)

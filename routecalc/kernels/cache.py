@@ -27,6 +27,7 @@ import hashlib
 import inspect
 import pickle
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -97,26 +98,28 @@ def load(report: Callable[[str], None] | None = None) -> dict:
     global _progress, _loaded
     if _loaded == len(KERNELS):  # every kernel declared so far is in (each solve asks)
         return {"loaded": 0, "compiled": 0, "seconds": 0.0}
-    todo = [(k, sig) for k in KERNELS for sig in k.signatures if sig not in k.dispatcher.overloads]
-    started = time.perf_counter()
-    misses_before = _misses
-    _progress = _Progress(report or _to_stderr)
-    try:
-        for i, (k, sig) in enumerate(todo, 1):
-            _progress.step = f"[{i}/{len(todo)}]"
-            k.dispatcher.compile(sig)
-            # numba types a kernel's tuple arguments in Python on every call; its
-            # first look at each tuple class (and at an array: it imports
-            # numpy.ma) is slow, so it looks now rather than in the first solve
-            for arg in sig:
-                typeof(sample(arg))
-    finally:
-        progress, _progress = _progress, None
-    _loaded = len(KERNELS)
-    compiled = _misses - misses_before
-    seconds = time.perf_counter() - started
-    if compiled:
-        progress.report(f"routecalc: {compiled} kernel{'s' if compiled > 1 else ''} compiled in {seconds:.1f} s")
+    with _loading:  # threads solving at once in a cold process load once, each line said once
+        declared = len(KERNELS)
+        todo = [(k, sig) for k in KERNELS[:declared] for sig in k.signatures if sig not in k.dispatcher.overloads]
+        started = time.perf_counter()
+        misses_before = _misses
+        _progress = _Progress(report or _to_stderr)
+        try:
+            for i, (k, sig) in enumerate(todo, 1):
+                _progress.step = f"[{i}/{len(todo)}]"
+                k.dispatcher.compile(sig)
+                # numba types a kernel's tuple arguments in Python on every call; its
+                # first look at each tuple class (and at an array: it imports
+                # numpy.ma) is slow, so it looks now rather than in the first solve
+                for arg in sig:
+                    typeof(sample(arg))
+        finally:
+            progress, _progress = _progress, None
+        _loaded = declared
+        compiled = _misses - misses_before
+        seconds = time.perf_counter() - started
+        if compiled:
+            progress.report(f"routecalc: {compiled} kernel{'s' if compiled > 1 else ''} compiled in {seconds:.1f} s")
     return {"loaded": len(todo) - compiled, "compiled": compiled, "seconds": seconds}
 
 
@@ -268,6 +271,7 @@ class _Progress:
 
 _progress: _Progress | None = None
 _loaded = 0  # how many of KERNELS :func:`load` has brought in
+_loading = threading.Lock()
 _misses = 0
 _runtime_ready = False
 _warned_memory_only = False
