@@ -79,10 +79,20 @@ SAT_PARAMETERS = {"linearization_level": 2}
 #: two-d's median deterministic time 0.88 -> 0.77, CPU median 1.19 -> 0.94 s
 #: (mean 1.39 -> 1.02, the slowest seed 4.3 -> 1.6 s); stress-express's
 #: CPU 0.41 -> 0.34 s. Without the zero-half cuts as well: two-d 2.6 s.
+#: Nor MIR cuts (add_mir_cuts), for the same reason: auto on the 67 of 200
+#: dense boards (corpus boards with more track on 50-100 % of the cells,
+#: long trains) that reach the whole model and took over 0.5 s, CPU summed
+#: 106.5 -> 94.8 s at the default seed and 104.9 -> 94.2 s at seed 1 (44
+#: and 45 boards faster), every answer the same; the whole model as auto
+#: builds it, seeds 0-23: two-d's CPU median 1.16 -> 1.00 s, express's
+#: 0.35 -> 0.30 s; the CP-SAT solver on the 500 corpus positions the same
+#: (10.4 and 9.5 s -> 10.2 and 9.3 s). Without clique cuts as well: two-d
+#: slower (1.08 s).
 WHOLE_MODEL_PARAMETERS = {
     "use_objective_lb_search": True,
     "max_consecutive_inactive_count": 5,
     "add_cg_cuts": False,
+    "add_mir_cuts": False,
 }
 #: Search workers. One: CP-SAT's single full search (LP, cuts, hint search)
 #: proved the stress positions 2-10x faster on this 2-core machine than any
