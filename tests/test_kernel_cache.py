@@ -64,11 +64,16 @@ def run_python(code: str, *args: str, env: dict[str, str]) -> subprocess.Complet
     return done
 
 
-def run_tiny(module_dir: Path, cache_dir: Path | None, before: str = "", after: str = "") -> tuple[dict, str]:
+def cache_env(cache_dir: Path | None) -> dict[str, str]:
+    """This process's environment with numba's cache in ``cache_dir`` (None: numba's default)."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = str(cache_dir)
-    done = run_python(CHILD.format(before=before, after=after), str(module_dir), env=env)
+    return env
+
+
+def run_tiny(module_dir: Path, cache_dir: Path | None, before: str = "", after: str = "") -> tuple[dict, str]:
+    done = run_python(CHILD.format(before=before, after=after), str(module_dir), env=cache_env(cache_dir))
     return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
 
 
@@ -108,9 +113,7 @@ def test_two_threads_loading_a_cold_cache_at_once_compile_once(tiny, tmp_path):
     """The API's solve loads the kernels first (outside its limit): in a
     process whose threads solve at once, one compiles and says so, the
     other waits for it."""
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
-    done = run_python(THREADS, str(tiny[0]), env=env)
+    done = run_python(THREADS, str(tiny[0]), env=cache_env(tmp_path / "cache"))
     assert json.loads(done.stdout.strip().splitlines()[-1]) == [0, 1], done.stderr
     assert done.stderr.count("compiled in") == 1, done.stderr
     assert "Traceback" not in done.stderr
