@@ -88,11 +88,24 @@ SAT_PARAMETERS = {"linearization_level": 2}
 #: 0.35 -> 0.30 s; the CP-SAT solver on the 500 corpus positions the same
 #: (10.4 and 9.5 s -> 10.2 and 9.3 s). Without clique cuts as well: two-d
 #: slower (1.08 s).
+#: And every constraint in the LP from the start (add_lp_constraints_lazily
+#: off), not only those the LP solution violates: with rows dropped after 5
+#: inactive solves, the search no longer takes rows in batch by batch at
+#: every node. The whole model as auto builds it, seeds 0-23: two-d's CPU
+#: median 0.97 -> 0.75 s (mean 1.07 -> 0.85, the slowest seed 2.42 ->
+#: 1.64 s), stress-express's mean 0.34 -> 0.31 s (the slowest 0.94 ->
+#: 0.40 s); at the default seed two-d 1.28 -> 0.69 s, express 0.94 -> 0.26
+#: s. Auto on the 67 dense boards, CPU summed: 83.2 -> 79.5 s at the
+#: default seed (39 faster, 27 slower, the worst by 1.6 s), 83.6 -> 86.3 s
+#: at seed 2, 83.3 -> 77.3 s at seed 3, answers the same. The models of
+#: one train are slower with it (stress-1867-two-d's D alone: 0.15 ->
+#: 0.31 s), so they keep the default.
 WHOLE_MODEL_PARAMETERS = {
     "use_objective_lb_search": True,
     "max_consecutive_inactive_count": 5,
     "add_cg_cuts": False,
     "add_mir_cuts": False,
+    "add_lp_constraints_lazily": False,
 }
 #: Search workers. One: CP-SAT's single full search (LP, cuts, hint search)
 #: proved the stress positions 2-10x faster on this 2-core machine than any
