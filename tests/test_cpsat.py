@@ -25,6 +25,7 @@ from routecalc.model import load_position
 from routecalc.scoring import train_tables
 from routecalc.solvers import cpsat
 from routecalc.solvers.cpsat import (
+    SINGLE_MODEL_PARAMETERS,
     WHOLE_MODEL_PARAMETERS,
     PathModel,
     candidate_stops,
@@ -295,7 +296,7 @@ def test_a_short_search_keeps_its_route_where_the_demand_of_its_bound_fails():
     position_ = load_position(json.loads((ROOT / "fixtures" / "stress-1867-two-d.json").read_text()))
     graph = compile_position(position_)
     tables = train_tables(graph)
-    status, routes, bound, _ = PathModel(graph, tables, [0]).solve(None, work=0.05)
+    status, routes, bound, _ = PathModel(graph, tables, [0]).solve(None, work=0.05, settings=SINGLE_MODEL_PARAMETERS)
     assert status == "feasible" and routes and routes[0].revenue < 860 < bound
     bounds, kept = single_train_maxima(graph, tables, 0.05, {})
     assert bounds == {0: bound - 1, 1: bound - 1}
