@@ -482,10 +482,11 @@ def crossroads(size: int, seed: int, **options) -> dict:
 
 def test_time_limit_gives_a_feasible_plan_the_validator_accepts():
     pos = crossroads(10, 1, locomotive=8, double_distance=True, actions=3)  # ~10 s unlimited
-    cpu = time.process_time()
+    cpu = time.thread_time()
     answer = solve(pos, time_limit=0.3)
-    # the limit is wall time; CPU time stops a loaded machine's neighbours from failing the check
-    assert answer["status"] == "feasible" and time.process_time() - cpu < 1.0
+    # the limit is wall time; this thread's CPU time keeps a loaded machine's neighbours, and
+    # threads an earlier test left running in this process, from failing the check
+    assert answer["status"] == "feasible" and time.thread_time() - cpu < 1.0
     assert answer["bound"] >= answer["revenue"]
     if answer["plan"]:
         assert validate(pos, {"transports": answer["plan"]})["revenue"] == answer["revenue"]

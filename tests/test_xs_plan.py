@@ -348,9 +348,9 @@ def test_a_time_limit_holds_on_the_worst_board():
     The elapsed-time checks are loose (a shared machine): a guard against a
     search that ignores its limit, not a speed test."""
     data = fixture("xs-seed-size-3", actions=8)
-    started = time.process_time()
+    started = time.thread_time()  # this thread's: not other tests' threads in this process
     answer = solve(data, time_limit=0.05)
-    assert time.process_time() - started < 0.05 + 1.0
+    assert time.thread_time() - started < 0.05 + 1.0
     assert answer["status"] == "feasible" and answer["stats"]["seconds"] < 0.05 + 2.0
     assert 0 <= answer["revenue"] <= 56 <= answer["bound"]  # 0: at load the limit came before a first plan
     assert validate(data, {"transports": answer["plan"]})["revenue"] == answer["revenue"]
