@@ -97,16 +97,16 @@ SAT_PARAMETERS = {"linearization_level": 2}
 #: 0.40 s); at the default seed two-d 1.28 -> 0.69 s, express 0.94 -> 0.26
 #: s. Auto on the 67 dense boards, CPU summed: 83.2 -> 79.5 s at the
 #: default seed (39 faster, 27 slower, the worst by 1.6 s), 83.6 -> 86.3 s
-#: at seed 2, 83.3 -> 77.3 s at seed 3, answers the same. The models of
-#: one train are slower with it (stress-1867-two-d's D alone: 0.15 ->
-#: 0.31 s), so they keep the default.
-WHOLE_MODEL_PARAMETERS = {
-    "use_objective_lb_search": True,
+#: at seed 2, 83.3 -> 77.3 s at seed 3, answers the same. It pays only
+#: with the inactive rows dropped (the two-d's D alone with this setting
+#: and no other: 0.15 -> 0.31 s).
+LP_PARAMETERS = {
     "max_consecutive_inactive_count": 5,
     "add_cg_cuts": False,
     "add_mir_cuts": False,
     "add_lp_constraints_lazily": False,
 }
+WHOLE_MODEL_PARAMETERS = {"use_objective_lb_search": True, **LP_PARAMETERS}
 #: CP-SAT settings added for one kind of train solved alone
 #: (:func:`single_train_maxima`): the whole model's LP settings, without its
 #: search at the objective's bound. Each route's model is small and its
@@ -119,12 +119,7 @@ WHOLE_MODEL_PARAMETERS = {
 #: 0.62 -> 0.29 s, mean 1.16 -> 0.49 s; the two-d's D alone: median 0.13 ->
 #: 0.09 s. The CP-SAT solver on the 500 corpus positions the same (12.7
 #: and 13.1 s -> 11.7 and 13.0 s, all optimal).
-SINGLE_MODEL_PARAMETERS = {
-    "max_consecutive_inactive_count": 5,
-    "add_cg_cuts": False,
-    "add_mir_cuts": False,
-    "add_lp_constraints_lazily": False,
-}
+SINGLE_MODEL_PARAMETERS = LP_PARAMETERS
 #: Search workers. One: CP-SAT's single full search (LP, cuts, hint search)
 #: proved the stress positions 2-10x faster on this 2-core machine than any
 #: two-worker portfolio tried (default, default_lp + core, max_lp + core,
