@@ -127,16 +127,22 @@ def test_a_solve_stopped_by_its_time_limit_answers_its_best_run(client):
 
 @pytest.mark.parametrize("solver", sorted(solvers.SOLVERS))
 def test_every_solver_keeps_to_the_time_limit(client, solver):
-    """The 1867 stress board (optimum 1490) explodes the enumeration: no
-    solver proves it in one second, and none may hang the request."""
+    """The 1867 stress board (optimum 1490) explodes the enumeration; none
+    may hang the request. CP-SAT and auto prove it in about a second of an
+    idle core, so with a 1 s limit they may answer it proven or stop short;
+    the others stop short with a true bound."""
     body = (ROOT / "fixtures" / "stress-1867-two-d.json").read_text()
     t0 = time.perf_counter()
     r = client.post("/v1/solve", params={"solver": solver, "time_limit": 1.0}, content=body)
     waited = time.perf_counter() - t0
     assert r.status_code == 200, r.text
     answer = r.json()
-    assert answer["status"] == "feasible"
-    assert answer["revenue"] <= 1490 <= answer["bound"]
+    if answer["status"] == "optimal":
+        assert solver in ("auto", "cpsat")
+        assert answer["revenue"] == 1490
+    else:
+        assert answer["status"] == "feasible"
+        assert answer["revenue"] <= 1490 <= answer["bound"]
     assert waited < 6, f"a 1 s {solver} solve took {waited:.1f} s"
 
 
