@@ -158,7 +158,7 @@ class Pricer:
         conns = list(self.vars.use)
         cost = np.floor(mask_costs(self.graph.conn_mask[conns].astype(np.uint64), pi) * SCALE).astype(np.int64)
         tv = self.vars
-        self.path.model.Maximize(SCALE * tv.revenue - sum(int(k) * tv.use[c] for c, k in zip(conns, cost) if k))
+        self.path.model.maximize(SCALE * tv.revenue - sum(int(k) * tv.use[c] for c, k in zip(conns, cost) if k))
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.linearization_level = 2
@@ -168,14 +168,14 @@ class Pricer:
 
         class Collect(cp_model.CpSolverSolutionCallback):
             def on_solution_callback(self) -> None:
-                if self.ObjectiveValue() / SCALE > gain and self.BooleanValue(tv.run):
+                if self.objective_value / SCALE > gain and self.boolean_value(tv.run):
                     routes.append(path._route(t, tv, self))  # the validator re-scores it
 
-        code = solver.Solve(self.path.model, Collect())
+        code = solver.solve(self.path.model, Collect())
         if code == cp_model.OPTIMAL:
-            return routes, solver.ObjectiveValue() / SCALE, True
+            return routes, solver.objective_value / SCALE, True
         if code == cp_model.FEASIBLE:
-            return routes, solver.BestObjectiveBound() / SCALE, False
+            return routes, solver.best_objective_bound / SCALE, False
         return routes, float(self.path.ceiling), False
 
 

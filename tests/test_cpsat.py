@@ -214,12 +214,12 @@ def test_a_stops_exits_limit_the_routes_there():
     graph = compile_position(load_position(board))
     tables = train_tables(graph)
     model = PathModel(graph, tables)
-    plain = len(model.model.Proto().constraints)
+    plain = len(model.model.proto.constraints)
     model.tighten()
     # a route's ends among its stops at each of the three cities for each train (6), and the two
     # trains limited at each city: at the 30 (two exits) and at the 20 and the 40 (one exit each:
     # one train only ends there)
-    assert len(model.model.Proto().constraints) == plain + 6 + 3
+    assert len(model.model.proto.constraints) == plain + 6 + 3
     status, routes, bound, _ = model.solve()
     assert (status, sorted(r.revenue for r in routes), bound) == ("optimal", [50, 70], 120)
 

@@ -170,7 +170,7 @@ def test_packing_bounds_a_set_by_each_trains_best_route(monkeypatch):
     position = load_position(line_board(city(20), city(30), city(40), trains=["2", "3"]))
     graph = compile_position(position)
     listed = enumerate_company(graph, train_tables(graph), None, Clock(None, None))
-    monkeypatch.setattr(cp_model.CpSolver, "BestObjectiveBound", lambda self: 10**6)
+    monkeypatch.setattr(cp_model.CpSolver, "best_objective_bound", property(lambda self: 10**6))
     status, routes, bound, _ = pack_routes(listed, graph)
     assert bound == int(listed[0].revenue[0]) + int(listed[1].revenue[0]) == 50 + 90
 

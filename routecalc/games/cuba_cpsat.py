@@ -53,8 +53,8 @@ def solve_choice(
         ]
         per_train.append(rows)
         for r in rows:
-            run[r] = m.NewBoolVar(f"t{i}r{r}")
-        m.AddAtMostOne(run[r] for r in rows)
+            run[r] = m.new_bool_var(f"t{i}r{r}")
+        m.add_at_most_one(run[r] for r in rows)
     # track: at most one chosen route on each piece
     rows_all = np.array(sorted(run), np.int64)
     if len(rows_all):
@@ -63,10 +63,10 @@ def solve_choice(
             for b in range(64):
                 users = rows_all[((masks[:, w] >> np.uint64(b)) & np.uint64(1)).astype(bool)]
                 if len(users) > 1:
-                    m.AddAtMostOne(run[int(r)] for r in users)
-    runs_any = [m.NewBoolVar(f"t{i}runs") for i in range(n)]
+                    m.add_at_most_one(run[int(r)] for r in users)
+    runs_any = [m.new_bool_var(f"t{i}runs") for i in range(n)]
     for i in range(n):
-        m.Add(runs_any[i] == sum(run[r] for r in per_train[i]))
+        m.add(runs_any[i] == sum(run[r] for r in per_train[i]))
     # wagons and cubes
     cubes_total = 0
     mills = range(len(lists.supply))
@@ -78,56 +78,56 @@ def solve_choice(
                 cap.append(int(lists.own[i]))
                 continue
             for j in range(len(lists.pool)):
-                wagon[i, j] = m.NewBoolVar(f"w{i}_{j}")
-            m.AddAtMostOne(wagon[i, j] for j in range(len(lists.pool)))
+                wagon[i, j] = m.new_bool_var(f"w{i}_{j}")
+            m.add_at_most_one(wagon[i, j] for j in range(len(lists.pool)))
             cap.append(sum(int(size) * wagon[i, j] for j, size in enumerate(lists.pool)))
         for j in range(len(lists.pool)):
-            m.AddAtMostOne(wagon[i, j] for i in range(n) if (i, j) in wagon)
+            m.add_at_most_one(wagon[i, j] for i in range(n) if (i, j) in wagon)
         flow = {}
         for i in range(n):
             for k in mills:
                 carriers = [run[r] for r in per_train[i] if (int(lists.mills[r]) >> k) & 1]
                 if not carriers:
                     continue
-                flow[i, k] = m.NewIntVar(0, int(lists.supply[k]), f"c{i}_{k}")
-                m.Add(flow[i, k] <= int(lists.supply[k]) * sum(carriers))
-            m.Add(sum(flow[i, k] for k in mills if (i, k) in flow) <= cap[i])
+                flow[i, k] = m.new_int_var(0, int(lists.supply[k]), f"c{i}_{k}")
+                m.add(flow[i, k] <= int(lists.supply[k]) * sum(carriers))
+            m.add(sum(flow[i, k] for k in mills if (i, k) in flow) <= cap[i])
         for k in mills:
-            m.Add(sum(flow[i, k] for i in range(n) if (i, k) in flow) <= int(lists.supply[k]))
+            m.add(sum(flow[i, k] for i in range(n) if (i, k) in flow) <= int(lists.supply[k]))
         cubes_total = sum(flow.values())
     # fees
     paid_total = 0
     if lists.fee:
         cities = sorted({k for r in run for k in range(64) if (int(lists.fc[r]) >> k) & 1})
-        paid = {k: m.NewBoolVar(f"fc{k}") for k in cities}
+        paid = {k: m.new_bool_var(f"fc{k}") for k in cities}
         for i in range(n):
             free = {}
             if lists.plus[i]:
-                free = {k: m.NewBoolVar(f"free{i}_{k}") for k in cities}
-                m.AddAtMostOne(free.values())
+                free = {k: m.new_bool_var(f"free{i}_{k}") for k in cities}
+                m.add_at_most_one(free.values())
             for k in cities:
                 passing = [run[r] for r in per_train[i] if (int(lists.fc[r]) >> k) & 1]
                 for lit in passing:
-                    m.AddBoolOr([lit.Not(), paid[k]] + ([free[k]] if free else []))
+                    m.add_bool_or([lit.negated(), paid[k]] + ([free[k]] if free else []))
         paid_total = sum(paid.values())
-    anything = m.NewBoolVar("runs")
-    m.AddMaxEquality(anything, runs_any) if n else m.Add(anything == 0)
+    anything = m.new_bool_var("runs")
+    m.add_max_equality(anything, runs_any) if n else m.add(anything == 0)
     revenue = sum(int(lists.revenue[r]) * lit for r, lit in run.items())
-    m.Maximize(revenue + lists.cube * cubes_total - lists.fee * paid_total + lists.machines * anything)
+    m.maximize(revenue + lists.cube * cubes_total - lists.fee * paid_total + lists.machines * anything)
     for i in range(n):
         for r in per_train[i]:
-            m.AddHint(run[r], r == seed[i])
+            m.add_hint(run[r], r == seed[i])
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = min(8, os.cpu_count() or 1)
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = time_limit
-    status = solver.Solve(m)
-    stats = {"routes_modelled": len(run), "cpsat_status": solver.StatusName(status)}
+    status = solver.solve(m)
+    stats = {"routes_modelled": len(run), "cpsat_status": solver.status_name(status)}
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return seed, ceiling, stats
-    rows = [next((r for r in per_train[i] if solver.BooleanValue(run[r])), -1) for i in range(n)]
-    bound = int(solver.BestObjectiveBound() + 1e-6)
-    return rows, max(bound, incumbent) if status != cp_model.OPTIMAL else int(solver.ObjectiveValue()), stats
+    rows = [next((r for r in per_train[i] if solver.boolean_value(run[r])), -1) for i in range(n)]
+    bound = int(solver.best_objective_bound + 1e-6)
+    return rows, max(bound, incumbent) if status != cp_model.OPTIMAL else int(solver.objective_value), stats
 
 
 def assign_wagons(
@@ -150,10 +150,10 @@ def assign_wagons(
     chose: dict[tuple[int, Hashable], cp_model.IntVar] = {}
     for i, options in enumerate(choices):
         for kind, _ in options:
-            chose[i, kind] = m.NewBoolVar(f"r{i}k{len(chose)}")
-        m.AddExactlyOne(chose[i, kind] for kind, _ in options)
+            chose[i, kind] = m.new_bool_var(f"r{i}k{len(chose)}")
+        m.add_exactly_one(chose[i, kind] for kind, _ in options)
     for kind, count in counts.items():
-        m.Add(sum(v for (_, k), v in chose.items() if k == kind) <= count)
+        m.add(sum(v for (_, k), v in chose.items() if k == kind) <= count)
     sizes = Counter(pool)
     takes: dict[tuple[int, int], cp_model.IntVar] = {}
     for i, options in enumerate(choices):
@@ -161,28 +161,28 @@ def assign_wagons(
         if i in pinned or not mills[i] or not bare:
             continue
         for size in sizes:
-            takes[i, size] = m.NewBoolVar(f"r{i}w{size}")
-        m.Add(sum(takes[i, size] for size in sizes) <= sum(bare))  # one wagon, on a train without one
+            takes[i, size] = m.new_bool_var(f"r{i}w{size}")
+        m.add(sum(takes[i, size] for size in sizes) <= sum(bare))  # one wagon, on a train without one
     for size, count in sizes.items():
-        m.Add(sum(v for (_, s), v in takes.items() if s == size) <= count)
+        m.add(sum(v for (_, s), v in takes.items() if s == size) <= count)
     flow: dict[tuple[int, int], cp_model.IntVar] = {}
     caps = []
     for i, options in enumerate(choices):
         for mill in mills[i]:
-            flow[i, mill] = m.NewIntVar(0, supply[mill], f"r{i}m{mill}")
+            flow[i, mill] = m.new_int_var(0, supply[mill], f"r{i}m{mill}")
         caps.append(
             sum(wagon * chose[i, kind] for kind, wagon in options)
             + sum(size * takes[i, size] for size in sizes if (i, size) in takes)
         )
-        m.Add(sum(flow[i, mill] for mill in mills[i]) <= caps[-1])
+        m.add(sum(flow[i, mill] for mill in mills[i]) <= caps[-1])
     for mill, cubes in supply.items():
-        m.Add(sum(f for (_, k), f in flow.items() if k == mill) <= cubes)
-    m.Maximize(sum(flow.values()))
+        m.add(sum(f for (_, k), f in flow.items() if k == mill) <= cubes)
+    m.maximize(sum(flow.values()))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1  # a small model: one worker proves it
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(time_limit, 0.001)
-    if solver.Solve(m) != cp_model.OPTIMAL:
+    if solver.solve(m) != cp_model.OPTIMAL:
         return None
-    kinds = [next(k for k, _ in options if solver.Value(chose[i, k])) for i, options in enumerate(choices)]
-    return kinds, [int(solver.Value(cap)) for cap in caps]
+    kinds = [next(k for k, _ in options if solver.value(chose[i, k])) for i, options in enumerate(choices)]
+    return kinds, [int(solver.value(cap)) for cap in caps]

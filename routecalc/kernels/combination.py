@@ -38,6 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import types
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .cache import kernel, record
 
@@ -89,23 +90,17 @@ COMB_STATE = record(CombState, *(_i64,) * 7, _u64_2d, _i64, _i64, _i64_2d, _i64_
 
 @kernel((_u64_2d, _u64_2d, types.int64))
 def _fill_index(mask, index, first_block):
-    """Set bit r % 64 of index[p, first_block + r // 64] for each piece p of route r."""
+    """Set bit r % 64 of index[p, first_block + r // 64] for each piece p of
+    route r, visiting only the set bits of each mask word."""
     one = np.uint64(1)
     for r in range(mask.shape[0]):
         bit = one << np.uint64(r & 63)
         block = first_block + (r >> 6)
         for w in range(mask.shape[1]):
             x = mask[r, w]
-            p = 64 * w
             while x:
-                if not x & np.uint64(255):  # skip a byte without pieces
-                    x >>= np.uint64(8)
-                    p += 8
-                    continue
-                if x & one:
-                    index[p, block] |= bit
-                x >>= one
-                p += 1
+                index[64 * w + trailing_zeros(x), block] |= bit
+                x &= x - one  # the lowest set bit cleared
 
 
 def route_lists(masks: list[np.ndarray], revenues: list[np.ndarray], which: list[int]) -> RouteLists:
@@ -198,19 +193,13 @@ def combine(lists, st, budget):
                 return True
         return False
 
-    def lowest_bit(x):
-        b = 0
-        while not (x >> np.uint64(b)) & one:
-            b += 1
-        return b
-
     def list_pieces(i):
         """The pieces of used[i], for the index."""
         k = 0
         for w in range(words):
             x = used[i, w]
             while x:
-                pieces[i, k] = 64 * w + lowest_bit(x)
+                pieces[i, k] = 64 * w + trailing_zeros(x)
                 k += 1
                 x &= x - one
         num_pieces[i] = k
@@ -239,7 +228,7 @@ def combine(lists, st, budget):
                 free &= ~np.uint64(0) << np.uint64(skip)
                 skip = 0
             if free:
-                return min(64 * b + lowest_bit(free), count[j])
+                return min(64 * b + trailing_zeros(free), count[j])
         return count[j]
 
     def record(i, s):

@@ -249,48 +249,48 @@ class PathModel:
                     pieces[p].append(lit)
         for lits in pieces.values():
             if len(lits) > 1:
-                self.model.AddAtMostOne(lits)
+                self.model.add_at_most_one(lits)
         self.objective = sum(tv.revenue for tv in self.vars.values())
-        self.model.Maximize(self.objective)
+        self.model.maximize(self.objective)
 
     # -- building ---------------------------------------------------------
     def _train(self, t: int) -> _TrainVars:
         m, graph, table = self.model, self.graph, self.tables[t]
         reach = candidate_stops(graph, table, self.taken)
         stops, conns = reach.stops, reach.conns
-        tv = _TrainVars(run=m.NewBoolVar(f"run{t}"), stops=stops)
+        tv = _TrainVars(run=m.new_bool_var(f"run{t}"), stops=stops)
         if not stops:
-            m.Add(tv.run == 0)
+            m.add(tv.run == 0)
         node = {s: i + 1 for i, s in enumerate(stops)}
-        arcs = [(DUMMY, DUMMY, tv.run.Not())]
+        arcs = [(DUMMY, DUMMY, tv.run.negated())]
         ticker = deadline.Ticker("building the CP-SAT model", every=64)
         for s in stops:
             ticker.tick()
-            v = tv.visit[s] = m.NewBoolVar(f"v{t}_{s}")
-            tv.start[s] = m.NewBoolVar(f"start{t}_{s}")
-            tv.end[s] = m.NewBoolVar(f"end{t}_{s}")
-            arcs += [(node[s], node[s], v.Not()), (DUMMY, node[s], tv.start[s]), (node[s], DUMMY, tv.end[s])]
-            m.AddImplication(v, tv.run)
-            m.Add(tv.start[s] + tv.end[s] <= 1)  # at least two stops
+            v = tv.visit[s] = m.new_bool_var(f"v{t}_{s}")
+            tv.start[s] = m.new_bool_var(f"start{t}_{s}")
+            tv.end[s] = m.new_bool_var(f"end{t}_{s}")
+            arcs += [(node[s], node[s], v.negated()), (DUMMY, node[s], tv.start[s]), (node[s], DUMMY, tv.end[s])]
+            m.add_implication(v, tv.run)
+            m.add(tv.start[s] + tv.end[s] <= 1)  # at least two stops
             if graph.flags[s] & (END_ONLY | BLOCKED):
-                m.Add(tv.start[s] + tv.end[s] >= v)
+                m.add(tv.start[s] + tv.end[s] >= v)
         between: dict[tuple[int, int], list[int]] = defaultdict(list)
         for c in conns:
             ticker.tick()
-            tv.use[c] = m.NewBoolVar(f"u{t}_{c}")
+            tv.use[c] = m.new_bool_var(f"u{t}_{c}")
             between[int(graph.conn_a[c]), int(graph.conn_b[c])].append(c)
         for (a, b), cs in between.items():
-            ab = tv.arc[a, b] = m.NewBoolVar(f"a{t}_{a}_{b}")
-            ba = tv.arc[b, a] = m.NewBoolVar(f"a{t}_{b}_{a}")
+            ab = tv.arc[a, b] = m.new_bool_var(f"a{t}_{a}_{b}")
+            ba = tv.arc[b, a] = m.new_bool_var(f"a{t}_{b}_{a}")
             arcs += [(node[a], node[b], ab), (node[b], node[a], ba)]
-            m.Add(sum(tv.use[c] for c in cs) == ab + ba)
-        m.AddCircuit(arcs)
+            m.add(sum(tv.use[c] for c in cs) == ab + ba)
+        m.add_circuit(arcs)
         for c in conns:
             for bit, s in ((1, int(graph.conn_a[c])), (2, int(graph.conn_b[c]))):
                 if graph.conn_terminal[c] & bit:
-                    m.Add(tv.use[c] <= tv.start[s] + tv.end[s])
+                    m.add(tv.use[c] <= tv.start[s] + tv.end[s])
         # The route's start precedes its end in stop order: each route once.
-        m.Add(sum(node[s] * tv.start[s] for s in stops) + 1 <= sum(node[s] * tv.end[s] for s in stops)).OnlyEnforceIf(
+        m.add(sum(node[s] * tv.start[s] for s in stops) + 1 <= sum(node[s] * tv.end[s] for s in stops)).only_enforce_if(
             tv.run
         )
         self._limits(tv, table, reach)
@@ -315,7 +315,7 @@ class PathModel:
         m = self.model
         for tv in self.vars.values():
             for s in tv.stops:
-                m.Add(tv.start[s] + tv.end[s] <= tv.visit[s])
+                m.add(tv.start[s] + tv.end[s] <= tv.visit[s])
         self._exits_shared()
 
     def _exits_shared(self) -> None:
@@ -335,7 +335,7 @@ class PathModel:
         for s, pieces in exits.items():
             routes = [tv for tv in self.vars.values() if s in tv.visit]
             if len(pieces) < 2 * len(routes) and len(routes) > 1:  # else two per route always fit
-                m.Add(sum(2 * tv.visit[s] - tv.start[s] - tv.end[s] for tv in routes) <= len(pieces))
+                m.add(sum(2 * tv.visit[s] - tv.start[s] - tv.end[s] for tv in routes) <= len(pieces))
 
     def _limits(self, tv: _TrainVars, table: TrainTable, reach: Reach) -> None:
         m, graph, conns = self.model, self.graph, reach.conns
@@ -344,13 +344,13 @@ class PathModel:
             by_group[int(table.group_of[graph.category[s]])].append(s)
         for g, members in by_group.items():
             if len(members) > table.visit[g]:
-                m.Add(sum(tv.visit[s] for s in members) <= int(table.visit[g]))
+                m.add(sum(tv.visit[s] for s in members) <= int(table.visit[g]))
         for bit in range(len(graph.group_names)):
             members = [s for s in tv.stops if int(graph.groups[s]) >> bit & 1]
             if len(members) > 1:
-                m.AddAtMostOne(tv.visit[s] for s in members)
+                m.add_at_most_one(tv.visit[s] for s in members)
         if table.hex_limit >= 0:
-            m.Add(sum(int(graph.conn_edges[c]) * tv.use[c] for c in conns) <= table.hex_limit)
+            m.add(sum(int(graph.conn_edges[c]) * tv.use[c] for c in conns) <= table.hex_limit)
         if graph.position.options.get("no_hex_twice"):
             self._cells_once(tv, conns)
         if table.visit.sum() < len(tv.stops):
@@ -368,7 +368,7 @@ class PathModel:
         for s in tv.stops:
             for d in range(1, reach.hops[s]):
                 ticker.tick()
-                self.model.Add(sum(level[d]) >= tv.visit[s])
+                self.model.add(sum(level[d]) >= tv.visit[s])
 
     def _cells_once(self, tv: _TrainVars, conns: list[int]) -> None:
         """Each cell entered at most once: its stops on the route, plus the
@@ -387,7 +387,7 @@ class PathModel:
                 entries[cell].append(tv.use[c])
         for cell, items in entries.items():
             if len(items) > 1:
-                self.model.Add(sum(items) - sum(inside[cell]) <= 1)
+                self.model.add(sum(items) - sum(inside[cell]) <= 1)
 
     def _payment(self, t: int, tv: _TrainVars, table: TrainTable) -> None:
         m, graph = self.model, self.graph
@@ -397,24 +397,24 @@ class PathModel:
         else:
             counts: dict[int, list] = defaultdict(list)
             for s in tv.stops:
-                p = tv.pay[s] = m.NewBoolVar(f"p{t}_{s}")
-                m.AddImplication(p, tv.visit[s])
+                p = tv.pay[s] = m.new_bool_var(f"p{t}_{s}")
+                m.add_implication(p, tv.visit[s])
                 counts[int(cat_group[s])].append(p)
             overflow = []
             for g, lits in sorted(counts.items()):
                 pay = int(table.pay[g])
                 if table.train.fill and g != 0 and len(lits) > pay:
-                    extra = m.NewIntVar(0, len(lits), f"over{t}_{g}")
-                    m.Add(extra >= sum(lits) - pay)
+                    extra = m.new_int_var(0, len(lits), f"over{t}_{g}")
+                    m.add(extra >= sum(lits) - pay)
                     tv.derived.append(
                         (extra, lambda paid, g=g, pay=pay: max(0, sum(1 for s in paid if cat_group[s] == g) - pay))
                     )
                     overflow.append(extra)
                 elif len(lits) > pay:
-                    m.Add(sum(lits) <= pay)
+                    m.add(sum(lits) <= pay)
             if overflow:
-                m.Add(sum(counts.get(0, [])) + sum(overflow) <= int(table.pay[0]))
-        m.Add(sum(tv.pay[s] for s in tv.stops if graph.flags[s] & TOKEN) >= tv.run)
+                m.add(sum(counts.get(0, [])) + sum(overflow) <= int(table.pay[0]))
+        m.add(sum(tv.pay[s] for s in tv.stops if graph.flags[s] & TOKEN) >= tv.run)
 
         weight = table.worth * table.group_mult[np.maximum(cat_group, 0)]
         stops_value = sum(int(weight[s]) * tv.pay[s] for s in tv.stops)
@@ -423,16 +423,16 @@ class PathModel:
         bonus_top = sum(b.amount * (len(b.sets[0]) if b.type == "visit" else 1) for b in self.bonuses)
         top = train.multiplier * (sum(max(0, int(weight[s])) for s in tv.stops) + bonus_top) + bonus_top
         raw = train.multiplier * (stops_value + multiplied) + plain
-        tv.revenue = m.NewIntVar(0, train.payout(int(top)), f"rev{t}")
+        tv.revenue = m.new_int_var(0, train.payout(int(top)), f"rev{t}")
         self.ceiling += train.payout(int(top))
         if train.divisor == 1:
-            m.Add(tv.revenue == train.factor * raw)
+            m.add(tv.revenue == train.factor * raw)
         else:  # Train.payout: floor(raw / divisor) * factor
-            raw_var = m.NewIntVar(0, int(top), f"raw{t}")
-            m.Add(raw_var == raw)
-            share = m.NewIntVar(0, int(top) // train.divisor, f"share{t}")
-            m.AddDivisionEquality(share, raw_var, train.divisor)
-            m.Add(tv.revenue == train.factor * share)
+            raw_var = m.new_int_var(0, int(top), f"raw{t}")
+            m.add(raw_var == raw)
+            share = m.new_int_var(0, int(top) // train.divisor, f"share{t}")
+            m.add_division_equality(share, raw_var, train.divisor)
+            m.add(tv.revenue == train.factor * share)
 
     def _bonuses(self, t: int, tv: _TrainVars) -> tuple:
         """Bonus revenue (multiplied, plain) as expressions of the pay literals."""
@@ -446,8 +446,8 @@ class PathModel:
             if cell not in in_cell:
                 return None
             if cell not in paid_in:
-                y = paid_in[cell] = m.NewBoolVar(f"cell{t}_{cell}")
-                m.AddMaxEquality(y, in_cell[cell])
+                y = paid_in[cell] = m.new_bool_var(f"cell{t}_{cell}")
+                m.add_max_equality(y, in_cell[cell])
                 tv.derived.append(
                     (y, lambda paid, cell=cell: int(any(graph.cell_ids[graph.cell[s]] == cell for s in paid)))
                 )
@@ -461,11 +461,11 @@ class PathModel:
                 per_set = [[y for y in map(cell_paid, sorted(cells)) if y is not None] for cells in bonus.sets]
                 if not all(per_set):
                     continue  # a set this train cannot reach: never earned
-                got = m.NewBoolVar(f"bonus{t}_{k}")
+                got = m.new_bool_var(f"bonus{t}_{k}")
                 any_of = []
                 for j, lits in enumerate(per_set):
-                    any_of.append(m.NewBoolVar(f"set{t}_{k}_{j}"))
-                    m.AddMaxEquality(any_of[-1], lits)
+                    any_of.append(m.new_bool_var(f"set{t}_{k}_{j}"))
+                    m.add_max_equality(any_of[-1], lits)
                     tv.derived.append(
                         (
                             any_of[-1],
@@ -474,7 +474,7 @@ class PathModel:
                             ),
                         )
                     )
-                m.AddMinEquality(got, any_of)
+                m.add_min_equality(got, any_of)
                 tv.derived.append(
                     (
                         got,
@@ -493,7 +493,7 @@ class PathModel:
     # -- hints and bounds ---------------------------------------------------
     def bound_train(self, t: int, most: int) -> None:
         """Train ``t`` earns at most ``most`` (a known single-train maximum)."""
-        self.model.Add(self.vars[t].revenue <= most)
+        self.model.add(self.vars[t].revenue <= most)
 
     def demand_train(self, t: int, revenue: int) -> None:
         """Train ``t`` earns exactly ``revenue``: the model may then have no
@@ -502,16 +502,16 @@ class PathModel:
         chooses which stops to pay (express trains), a demand below it may
         be met by a route paid less than it earns, which :meth:`solve`
         rejects as a score that differs from the validator's."""
-        self.model.Add(self.vars[t].revenue == revenue)
+        self.model.add(self.vars[t].revenue == revenue)
         self.demands = True
 
     def at_most(self, revenue: int) -> None:
         """No route set earns more than ``revenue`` (a known upper bound)."""
-        self.model.Add(self.objective <= revenue)
+        self.model.add(self.objective <= revenue)
 
     def at_least(self, revenue: int) -> None:
         """A route set earning ``revenue`` is known: ask for no less."""
-        self.model.Add(self.objective >= revenue)
+        self.model.add(self.objective >= revenue)
 
     def hint(self, routes: list[Route]) -> None:
         """Start the search from known routes (one per train at most)."""
@@ -526,20 +526,20 @@ class PathModel:
             conns = set(route.conns) if route else set()
             pairs = set(zip(stops, stops[1:]))
             m = self.model
-            m.AddHint(tv.run, bool(route))
+            m.add_hint(tv.run, bool(route))
             for s in tv.stops:
-                m.AddHint(tv.visit[s], s in on)
-                m.AddHint(tv.start[s], bool(stops) and s == stops[0])
-                m.AddHint(tv.end[s], bool(stops) and s == stops[-1])
+                m.add_hint(tv.visit[s], s in on)
+                m.add_hint(tv.start[s], bool(stops) and s == stops[0])
+                m.add_hint(tv.end[s], bool(stops) and s == stops[-1])
                 if tv.pay is not tv.visit:
-                    m.AddHint(tv.pay[s], s in paid)
+                    m.add_hint(tv.pay[s], s in paid)
             for (a, b), lit in tv.arc.items():
-                m.AddHint(lit, (a, b) in pairs)
+                m.add_hint(lit, (a, b) in pairs)
             for c, lit in tv.use.items():
-                m.AddHint(lit, c in conns)
+                m.add_hint(lit, c in conns)
             for var, fn in tv.derived:
-                m.AddHint(var, fn(paid))
-            m.AddHint(tv.revenue, route.revenue if route else 0)
+                m.add_hint(var, fn(paid))
+            m.add_hint(tv.revenue, route.revenue if route else 0)
 
     # -- solving ------------------------------------------------------------
     def solve(
@@ -563,55 +563,55 @@ class PathModel:
         callback = _Progress(progress) if progress else None
         running = deadline.current()
         if running is None:
-            code = solver.Solve(self.model, callback)
+            code = solver.solve(self.model, callback)
         else:
-            with running.on_cancel(solver.StopSearch):
-                code = solver.Solve(self.model, callback)
+            with running.on_cancel(solver.stop_search):
+                code = solver.solve(self.model, callback)
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            routes = [self._route(t, tv, solver) for t, tv in self.vars.items() if solver.BooleanValue(tv.run)]
+            routes = [self._route(t, tv, solver) for t, tv in self.vars.items() if solver.boolean_value(tv.run)]
         elif code == cp_model.UNKNOWN or (code == cp_model.INFEASIBLE and self.demands):
             routes = []
         else:
             raise RuntimeError(
-                f"CP-SAT answered {solver.StatusName(code)} on a model that always "
-                f"has a solution (no routes): {solver.SolutionInfo()}"
+                f"CP-SAT answered {solver.status_name(code)} on a model that always "
+                f"has a solution (no routes): {solver.solution_info()}"
             )
         revenue = _revenue(routes)
         if code == cp_model.INFEASIBLE:
             status, bound = "infeasible", -1  # no route set earns what was demanded
         elif code == cp_model.OPTIMAL:
             status, bound = "optimal", revenue
-            if revenue != round(solver.ObjectiveValue()):
+            if revenue != round(solver.objective_value):
                 raise RuntimeError(
-                    f"CP-SAT optimum {solver.ObjectiveValue()} differs from the "
+                    f"CP-SAT optimum {solver.objective_value} differs from the "
                     f"validator's score {revenue} of its routes"
                 )
         else:
             status = "feasible"
             # Without a solution (UNKNOWN) CP-SAT reports no usable bound.
-            best = solver.BestObjectiveBound() if code == cp_model.FEASIBLE else math.inf
+            best = solver.best_objective_bound if code == cp_model.FEASIBLE else math.inf
             bound = max(revenue, math.floor(best + 1e-6) if math.isfinite(best) else self.ceiling)
         stats = {
-            "cpsat_status": solver.StatusName(code),
-            "branches": solver.NumBranches(),
-            "conflicts": solver.NumConflicts(),
+            "cpsat_status": solver.status_name(code),
+            "branches": solver.num_branches,
+            "conflicts": solver.num_conflicts,
             "workers": solver.parameters.num_workers,
-            "variables": len(self.model.Proto().variables),
-            "constraints": len(self.model.Proto().constraints),
+            "variables": len(self.model.proto.variables),
+            "constraints": len(self.model.proto.constraints),
         }
         return status, routes, bound, stats
 
     def _route(self, t: int, tv: _TrainVars, solver: cp_model.CpSolver) -> Route:
         """Read train t's path and score it with the validator's functions."""
         graph = self.graph
-        nxt = {a: b for (a, b), lit in tv.arc.items() if solver.BooleanValue(lit)}
-        stop = next(s for s in tv.stops if solver.BooleanValue(tv.start[s]))
+        nxt = {a: b for (a, b), lit in tv.arc.items() if solver.boolean_value(lit)}
+        stop = next(s for s in tv.stops if solver.boolean_value(tv.start[s]))
         stops = [stop]
         conns = []
         while stop in nxt:
             following = nxt[stop]
             c = next(
-                c for c in graph.connections_between(stop, following) if c in tv.use and solver.BooleanValue(tv.use[c])
+                c for c in graph.connections_between(stop, following) if c in tv.use and solver.boolean_value(tv.use[c])
             )
             stops.append(following)
             conns.append(c)
@@ -629,8 +629,8 @@ class _Progress(cp_model.CpSolverSolutionCallback):
         self.report = report
 
     def on_solution_callback(self) -> None:
-        bound = self.BestObjectiveBound()
-        self.report(min(1.0, self.ObjectiveValue() / bound) if bound > 0 else 1.0)
+        bound = self.best_objective_bound
+        self.report(min(1.0, self.objective_value / bound) if bound > 0 else 1.0)
 
 
 def identical_trains(tables: list[TrainTable]) -> list[list[int]]:

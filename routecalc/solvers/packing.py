@@ -109,38 +109,38 @@ def pack_routes(
     literals: list[list[tuple[int, cp_model.IntVar]]] = []
     on_piece: dict[int, list[cp_model.IntVar]] = defaultdict(list)
     for t, (found, rows) in enumerate(zip(listed, useful)):
-        lits = [(int(k), model.NewBoolVar(f"r{t}_{k}")) for k in rows]
+        lits = [(int(k), model.new_bool_var(f"r{t}_{k}")) for k in rows]
         if len(lits) > 1:
-            model.AddAtMostOne(lit for _, lit in lits)
+            model.add_at_most_one(lit for _, lit in lits)
         for p, at in _pieces(found.mask[rows]).items():
             on_piece[p].extend(lits[i][1] for i in at)
         literals.append(lits)
     for lits in on_piece.values():
         if len(lits) > 1:
-            model.AddAtMostOne(lits)
+            model.add_at_most_one(lits)
     total = sum(int(found.revenue[k]) * lit for found, lits in zip(listed, literals) for k, lit in lits)
-    model.Maximize(total)
+    model.maximize(total)
     in_greedy = set(greedy)
     for t, lits in enumerate(literals):
         for k, lit in lits:
-            model.AddHint(lit, (t, k) in in_greedy)
-    model.Add(total >= floor)  # the greedy set is among the literals
+            model.add_hint(lit, (t, k) in in_greedy)
+    model.add(total >= floor)  # the greedy set is among the literals
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = os.cpu_count() or 1
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(0.01, time_limit - (time.perf_counter() - started))
-    code = solver.Solve(model)
+    code = solver.solve(model)
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        choice = [(t, k) for t, lits in enumerate(literals) for k, lit in lits if solver.BooleanValue(lit)]
-        bound = math.floor(solver.BestObjectiveBound() + 1e-6)
+        choice = [(t, k) for t, lits in enumerate(literals) for k, lit in lits if solver.boolean_value(lit)]
+        bound = math.floor(solver.best_objective_bound + 1e-6)
     else:  # no solution in time, and CP-SAT reports no usable bound: each train's best route
         choice, bound = greedy, sum(best)
     chosen = listed_routes(choice, listed, graph)
     revenue = sum(r.revenue for r in chosen)
     bound = max(revenue, min(bound, sum(best)), missed or 0)  # no train earns more than its best route
     stats = {
-        "cpsat_status": solver.StatusName(code),
-        "branches": solver.NumBranches(),
+        "cpsat_status": solver.status_name(code),
+        "branches": solver.num_branches,
         "routes_packed": sum(len(lits) for lits in literals),
     }
     return "optimal" if bound == revenue else "feasible", chosen, bound, stats
