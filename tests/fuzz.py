@@ -381,7 +381,8 @@ def cases(count: int, seed: int, kinds=("solve", "solve", "validate", "render"))
         routes = copy.deepcopy(base.routes) if base.routes else []
         for _ in range(rng.choice([1, 1, 2, 3])):
             if kind == "validate" and rng.random() < 0.3 and routes:
-                routes = _replace_value(rng, routes) if rng.random() < 0.7 else routes * rng.choice([2, 11])
+                repeat = rng.random() >= 0.7 and isinstance(routes, list)  # an earlier step may have replaced it
+                routes = routes * rng.choice([2, 11]) if repeat else _replace_value(rng, routes)
             else:
                 data = rng.choice(MUTATIONS)(rng, data)
         body: Any = {"position": data, "routes": routes} if kind == "validate" else data
