@@ -9,7 +9,7 @@ not only the search. The deadline lives in a context variable: each thread
 
 A deadline can also be cancelled (the service does so when a client hangs
 up): every check then fails at once and the hooks registered with
-:meth:`Deadline.on_cancel` run (CP-SAT's ``StopSearch``), so abandoned work
+:meth:`Deadline.on_cancel` run (CP-SAT's ``stop_search``), so abandoned work
 frees its thread at the next check. The clock only stops work here; it
 never chooses how the work is done.
 """
