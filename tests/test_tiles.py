@@ -180,6 +180,16 @@ def test_phase_picks_revenue_in_a_loaded_position():
         assert node.revenue.value(loaded.phase_colors) == value
 
 
+def test_cells_with_one_code_share_its_tile_and_a_bad_code_names_each_cell():
+    code = "city=revenue:30;path=a:0,b:_0;path=a:3,b:_0"
+    assert parse_tile(code, "cell A1") is parse_tile(code, "cell B2")
+    assert parse_tile(code, "cell A1", 4) is not parse_tile(code, "cell A1")  # another board's edges
+    for where in ("cell A1", "cell B2", "cell A1"):
+        with pytest.raises(PositionError) as err:
+            parse_tile("city=revenue:30;path=a:9,b:_0", where)
+        assert err.value.where.startswith(where) and "edge 9 out of range 0-5" in err.value.message
+
+
 # -- errors -----------------------------------------------------------------------------
 
 
