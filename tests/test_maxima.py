@@ -706,3 +706,18 @@ def test_a_train_paid_for_every_stop_counts_an_open_connect_bonus_only_down_chai
     table = train_tables(graph)[0]
     found = single_train_maximum(graph, 0, table, 860, Clock(None, None), 100_000)
     assert (found.revenue, found.route, found.steps) == (860, None, 50_854)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions(), st.integers(0, 2**32 - 1))
+def test_richest_first_orders_each_stops_connections_by_falling_weight(position_json, seed):
+    graph = compile_position(load_position(position_json))
+    arrays = graph_arrays(graph)
+    weight = np.random.default_rng(seed).integers(0, 5, graph.num_stops)
+    ordered = branch_and_bound.richest_first(arrays, weight)
+    for s in range(graph.num_stops):
+        lo, hi = int(arrays.adj_start[s]), int(arrays.adj_start[s + 1])
+        entries = list(zip(arrays.adj_other[lo:hi], arrays.adj_conn[lo:hi], arrays.adj_forward[lo:hi], strict=True))
+        expected = sorted(entries, key=lambda entry: -weight[entry[0]])  # stable: ties keep the board's order
+        got = list(zip(ordered.adj_other[lo:hi], ordered.adj_conn[lo:hi], ordered.adj_forward[lo:hi], strict=True))
+        assert got == expected

@@ -58,10 +58,8 @@ class Maximum:
 def richest_first(arrays: enum.GraphArrays, weight: np.ndarray) -> enum.GraphArrays:
     """The same graph with each stop's connections ordered by the weight of
     the stop they lead to, heaviest first (the search tries those first)."""
-    order = np.arange(len(arrays.adj_other))
-    for s in range(len(arrays.adj_start) - 1):
-        lo, hi = int(arrays.adj_start[s]), int(arrays.adj_start[s + 1])
-        order[lo:hi] = lo + np.argsort(-weight[arrays.adj_other[lo:hi]], kind="stable")
+    stop_of_entry = np.repeat(np.arange(len(arrays.adj_start) - 1), np.diff(arrays.adj_start))
+    order = np.lexsort((-weight[arrays.adj_other], stop_of_entry))  # by stop, then heaviest; stable
     return arrays._replace(
         adj_conn=arrays.adj_conn[order].copy(),
         adj_other=arrays.adj_other[order].copy(),
