@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -221,8 +222,7 @@ def best_of_each_track(mask: np.ndarray, revenue: np.ndarray) -> np.ndarray:
     of its 119,000 routes, the rows' products 3 ms (a collision of hashes
     only keeps a duplicate, never drops a route)."""
     order = np.argsort(-revenue, kind="stable")
-    multipliers = np.random.default_rng(0).integers(1, 2**63, mask.shape[1], dtype=np.uint64) | np.uint64(1)
-    hashes = mask @ multipliers  # modulo 2**64, row by row: no copy of the rows
+    hashes = mask @ _multipliers(mask.shape[1])  # modulo 2**64, row by row: no copy of the rows
     by_hash = order[np.argsort(hashes[order], kind="stable")]  # revenue order within a hash
     new = np.ones(len(mask), np.bool_)
     same_hash = np.flatnonzero(hashes[by_hash[1:]] == hashes[by_hash[:-1]])
@@ -230,6 +230,15 @@ def best_of_each_track(mask: np.ndarray, revenue: np.ndarray) -> np.ndarray:
     kept = np.zeros(len(mask), np.bool_)
     kept[by_hash[new]] = True
     return order[kept[order]]
+
+
+@lru_cache(maxsize=64)
+def _multipliers(words: int) -> np.ndarray:
+    """Odd 64-bit multipliers of the track hash, one a mask word: drawn once
+    per board width (a board has one), not at each listing."""
+    multipliers = np.random.default_rng(0).integers(1, 2**63, words, dtype=np.uint64) | np.uint64(1)
+    multipliers.flags.writeable = False
+    return multipliers
 
 
 def ceiling(table: PayTable) -> int:
