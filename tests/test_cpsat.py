@@ -20,10 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import positions
 
+from routecalc import api
 from routecalc.graph import compile_position
 from routecalc.model import load_position
 from routecalc.scoring import train_tables
-from routecalc.solvers import cpsat
+from routecalc.solvers import auto, cpsat
 from routecalc.solvers.cpsat import (
     SINGLE_MODEL_PARAMETERS,
     WHOLE_MODEL_PARAMETERS,
@@ -35,7 +36,7 @@ from routecalc.solvers.cpsat import (
     single_train_maxima,
     solve_cpsat,
 )
-from routecalc.solvers.fast import solve_fast
+from routecalc.solvers.fast import Clock, enumerate_company, listed_routes, solve_fast
 from routecalc.validate import RouteSetValidator
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -266,6 +267,67 @@ def test_a_seeded_model_starts_from_the_seed():
     capped.at_most(60)
     status, routes, bound, _ = capped.solve()
     assert (status, sum(r.revenue for r in routes), bound) == ("optimal", 50, 50)
+
+
+def listed_board():
+    """A 2 and a 3 on 20-30-40-50, token on the 30, with both trains' listings."""
+    board = line_board(city(20), city(30), city(40), city(50), trains=["2", "3"], token_at=1)
+    graph = compile_position(load_position(board))
+    tables = train_tables(graph)
+    return graph, tables, enumerate_company(graph, tables, None, Clock(None, None))
+
+
+def test_a_listed_train_takes_one_of_its_listed_routes():
+    # The 3 runs 30-40-50 (120), the 2 then 20-30 (50): 170. The 2 listed, the 3 a path.
+    graph, tables, listed = listed_board()
+    model = PathModel(graph, tables, listed={0: listed[0]})
+    assert (model.vars[0].listed, len(model.vars[0].choice)) == (listed[0], len(listed[0].revenue))
+    assert model.vars[1].listed is None and model.vars[1].use
+    status, routes, bound, _ = model.solve()
+    assert (status, sum(r.revenue for r in routes), bound) == ("optimal", 170, 170)
+    two = next(r for r in routes if r.train == 0)
+    assert two.revenue == 50 and 50 in listed[0].revenue
+
+
+def test_a_listed_train_is_hinted_with_the_row_of_its_routes_track():
+    graph, tables, listed = listed_board()
+    model = PathModel(graph, tables, listed={0: listed[0]})
+    row = len(listed[0].revenue) - 1  # the poorest route listed
+    route = listed_routes([(0, row)], listed, graph)[0]
+    model.hint([route])
+    hint = model.model.proto.solution_hint
+    hinted = dict(zip(hint.vars, hint.values))
+    assert [hinted[x.index] for x in model.vars[0].choice] == [int(k == row) for k in range(row + 1)]
+    assert hinted[model.vars[0].revenue.index] == route.revenue
+
+
+LISTED = ROOT / "fixtures" / "limits" / "chesapeake-4-5-6-d-listed.json"
+
+
+def test_auto_chooses_among_listed_routes_for_the_trains_whose_listing_finished():
+    data = json.loads(LISTED.read_text())
+    result = api.solve(data["position"])
+    assert (result["revenue"], result["status"]) == (data["reference"]["optimum"], "optimal")
+    assert result["stats"]["auto"]["listed_in_whole_model"] == {"4": 101, "5": 229, "6": 500}
+    assert RouteSetValidator(load_position(data["position"])).validate(result["routes"])["revenue"] == 760
+
+
+def test_the_listed_routes_are_left_out_past_their_limit(monkeypatch):
+    """Past ``CHOICE_ROUTES`` the smallest listings are chosen first and the
+    rest stay paths; the answer is the same."""
+    monkeypatch.setattr(auto, "CHOICE_ROUTES", 101 + 229)
+    data = json.loads(LISTED.read_text())
+    result = api.solve(data["position"])
+    assert (result["revenue"], result["status"]) == (760, "optimal")
+    assert result["stats"]["auto"]["listed_in_whole_model"] == {"4": 101, "5": 229}
+
+
+@pytest.mark.slow
+def test_the_path_model_alone_proves_the_listed_fixtures_optimum():
+    """The recorded optimum, by the other model (about 13 s)."""
+    data = json.loads(LISTED.read_text())
+    result = solve(data["position"])
+    assert (result["revenue"], result["status"]) == (data["reference"]["optimum"], "optimal")
 
 
 def test_the_maxima_reached_together_or_shown_out_of_reach():

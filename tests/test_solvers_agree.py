@@ -12,6 +12,7 @@ strategy; :func:`express_positions` makes sure enough boards carry them.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from unittest import mock
 
@@ -25,7 +26,11 @@ from routecalc import api, load_position_file
 from routecalc.errors import PositionError
 from routecalc.graph import compile_position
 from routecalc.model import load_position
+from routecalc.routes import answer
+from routecalc.scoring import train_tables
 from routecalc.solvers import SOLVERS, Limits, auto
+from routecalc.solvers.cpsat import LISTED_PARAMETERS, WHOLE_MODEL_PARAMETERS, PathModel
+from routecalc.solvers.fast import Clock, enumerate_company
 from routecalc.validate import RouteSetValidator
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -44,8 +49,27 @@ def auto_via_packing(position, graph, limits: Limits) -> dict:
         return auto.solve_auto(position, graph)
 
 
+def whole_model_with_listed_trains(position, graph, limits: Limits) -> dict:
+    """CP-SAT's whole model with every other train (the first, the third...)
+    chosen among its listed routes, the others as paths: the model auto
+    builds where some trains' listings finish and others' explode."""
+    tables = train_tables(graph)
+    listed = enumerate_company(graph, tables, None, Clock(None, None))
+    choices = {t: listed[t] for t in range(0, len(tables), 2) if listed[t].complete}
+    model = PathModel(graph, tables, listed=choices)
+    model.tighten()
+    status, routes, bound, _ = model.solve(settings={**WHOLE_MODEL_PARAMETERS, **LISTED_PARAMETERS})
+    return answer(graph, tables, routes, time.perf_counter(), solver="cpsat", status=status, bound=bound)
+
+
 CHECKED = {name: SOLVERS[name] for name in ("cpsat", "packing", "fast", "auto")}
-CHECKED.update({"auto via cpsat": auto_via_cpsat, "auto via packing": auto_via_packing})
+CHECKED.update(
+    {
+        "auto via cpsat": auto_via_cpsat,
+        "auto via packing": auto_via_packing,
+        "whole model, listed trains": whole_model_with_listed_trains,
+    }
+)
 
 #: trains whose paying stops are a choice, or whose revenue is multiplied
 CHOICE_TRAINS = st.sampled_from(

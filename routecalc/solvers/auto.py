@@ -56,7 +56,11 @@ steps, where the whole budget cost 0.4-0.8 s.
   prove again.
   If that does not settle it, the branch and bound gets ``PROOF_STEPS``
   more for each kind still unproven, run on from where ``MAXIMUM_STEPS``
-  stopped it, before CP-SAT solves it alone.
+  stopped it, before CP-SAT solves it alone. In the whole model, a train
+  whose listing finished (a 4, 5 or 6 beside a diesel) chooses among its
+  listed routes instead of running a path, within ``CHOICE_ROUTES``
+  routes in all: such a choice's relaxation is exact for that train, a
+  path's with a stop limit is not.
 
 The answer's ``solver`` names the solver that produced it and
 ``stats["auto"]`` says why that one ran.
@@ -130,6 +134,18 @@ SEARCH_STEPS = 250
 #: model found only after 16 s) within 8,000 steps, 0.04 s.
 RESPONSE_STEPS = 2_000
 RESPONSES_STEPS = 10_000
+#: Listed routes at most (each train of a kind counted) among which trains
+#: whose listing finished choose in CP-SAT's whole model (a literal a
+#: route). Boards made from the corpus with more track and a 4, 5, 6 and D
+#: (or 5, 6, D; 4, 4, 6, D), 10 s limit, CPU summed: the 85 of 200 that
+#: reached CP-SAT 163.5 s with no train listed -> 63.2 s with 2,500 routes
+#: (67.6 s with 5,000, 83.4 s with 20,000), the four not proven within the
+#: limit all proven; 200 more drawn afterwards to check, 222.6 -> 82.8 s
+#: (88.5 s with 5,000), six unproven -> none, over 3 s 25 -> 4; the 67
+#: dense boards of two long trains 73.8 -> 64.5 s. Past some thousands of
+#: routes the model's size costs more than its relaxation saves (a 4, 5 and
+#: 6 of 12,000 routes: 1.7 -> 6.3 s).
+CHOICE_ROUTES = 2_500
 #: CP-SAT deterministic time for each demand of the caps together, less than
 #: the cpsat solver's ``TOGETHER_WORK`` (2.0): auto has looked for a set
 #: earning the maxima by branch and bound first (stress-1867-express-8's,
@@ -243,6 +259,7 @@ def solve_auto(
         proven = _branch_and_bound(graph, listed, trains, known, searched, clock, PROOF_STEPS, paused)
         return proven, [known[t] for t in trains if t in known]
 
+    choices = _choices(listed)
     result = solve_cpsat(
         position,
         graph,
@@ -255,6 +272,7 @@ def solve_auto(
         prove_maxima=prove,
         first_set=first_set,
         together_work=TOGETHER_WORK,
+        listed=choices,
     )
     result["stats"]["auto"] = {
         "solver": "cpsat",
@@ -263,6 +281,9 @@ def solve_auto(
             f"single-train maxima"
         ),
         "maxima": searched,
+        "listed_in_whole_model": {
+            listed[t].table.train.name: len(found.revenue) for t, found in sorted(choices.items())
+        },
     }
     result["stats"]["seconds"] = round(time.perf_counter() - started, 4)
     return result
@@ -515,6 +536,20 @@ def _best_responses(
             if found.route is not None:
                 current[t], gained = found.route, True
     return list(current.values())
+
+
+def _choices(listed: list[TrainRoutes]) -> dict[int, TrainRoutes]:
+    """The trains whose listing finished, for the whole model to choose
+    among their routes, within ``CHOICE_ROUTES`` routes in all (counting
+    each train of a kind)."""
+    chosen: dict[int, TrainRoutes] = {}
+    total = 0
+    for t in sorted(range(len(listed)), key=lambda t: len(listed[t].revenue)):
+        found = listed[t]
+        if found.complete and total + len(found.revenue) <= CHOICE_ROUTES:
+            chosen[t] = found
+            total += len(found.revenue)
+    return chosen
 
 
 def _track(graph: TrackGraph, routes: list[Route]) -> np.ndarray:

@@ -14,7 +14,10 @@ bonuses are linear constraints over the visit and pay literals (a train's
 divisor, rounded down, is one division constraint), and the objective is
 the company's revenue. The model that proves the whole maximum also takes
 redundant constraints that tighten CP-SAT's relaxation
-(:meth:`PathModel.tighten`).
+(:meth:`PathModel.tighten`). A train whose every route is listed (auto's
+finished listings) may instead choose one of them, a literal a route
+sharing the same at-most-one per piece: the relaxation of a choice is the
+train's exact hull, a path's with a stop limit is not.
 
 The model reads the same compiled arrays as every solver (the
 :class:`~routecalc.graph.TrackGraph` and the per-train
@@ -42,7 +45,7 @@ from ..routes import Route, answer
 from ..rules import require_route_engine
 from ..scoring import TrainTable, pay_table, train_tables
 from ..validate import check_route, score_route
-from .fast import ceiling
+from .fast import TrainRoutes, ceiling, listed_routes
 from .maxima import track_of
 
 DUMMY = 0  # circuit node of route ends; stop k of a train is circuit node k + 1
@@ -107,6 +110,11 @@ LP_PARAMETERS = {
     "add_lp_constraints_lazily": False,
 }
 WHOLE_MODEL_PARAMETERS = {"use_objective_lb_search": True, **LP_PARAMETERS}
+#: CP-SAT settings added for a whole model with trains chosen among listed
+#: routes (``PathModel(listed=...)``): no probing in presolve, which tries
+#: each of its thousands of route literals (three rounds of 0.7 s on a board
+#: with a 4, 4, 6 and D, whose proof then takes 1.5 s in all).
+LISTED_PARAMETERS = {"cp_model_probing_level": 0}
 #: CP-SAT settings added for one kind of train solved alone
 #: (:func:`single_train_maxima`): the whole model's LP settings, without its
 #: search at the objective's bound. Each route's model is small and its
@@ -146,6 +154,8 @@ class _TrainVars:
     use: dict[int, cp_model.IntVar] = field(default_factory=dict)  # connection
     revenue: cp_model.IntVar | None = None
     derived: list = field(default_factory=list)  # (var, fn(paid stop set) -> value) for hints
+    listed: TrainRoutes | None = None  # a train chosen among listed routes: its list
+    choice: list = field(default_factory=list)  # a literal per listed route
 
 
 @dataclass
@@ -228,9 +238,13 @@ class PathModel:
         tables: list[TrainTable],
         trains: list[int] | None = None,
         taken: np.ndarray | None = None,
+        listed: dict[int, TrainRoutes] | None = None,
     ):
         """``trains``: the trains modelled (default all); ``taken``: track
-        pieces (mask words) that other routes already use."""
+        pieces (mask words) that other routes already use; ``listed``: trains
+        whose every route is listed (their kind's finished listing, best
+        first), each modelled as a choice among its routes (:meth:`_choice`)
+        instead of a path."""
         self.graph = graph
         self.taken = taken
         self.tables = tables
@@ -242,11 +256,16 @@ class PathModel:
         self.demands = False  # some train must earn a given revenue (demand_train)
         pieces: dict[int, list] = defaultdict(list)
         for t in self.trains:
-            tv = self._train(t)
+            if listed and t in listed:
+                tv = self._choice(t, listed[t])
+                for k, p in zip(*np.nonzero(_piece_bits(tv.listed.mask))):
+                    pieces[int(p)].append(tv.choice[k])
+            else:
+                tv = self._train(t)
+                for c, lit in tv.use.items():
+                    for p in graph.conn_pieces[c]:
+                        pieces[p].append(lit)
             self.vars[t] = tv
-            for c, lit in tv.use.items():
-                for p in graph.conn_pieces[c]:
-                    pieces[p].append(lit)
         for lits in pieces.values():
             if len(lits) > 1:
                 self.model.add_at_most_one(lits)
@@ -295,6 +314,22 @@ class PathModel:
         )
         self._limits(tv, table, reach)
         self._payment(t, tv, table)
+        return tv
+
+    def _choice(self, t: int, found: TrainRoutes) -> _TrainVars:
+        """Train ``t`` as one of its listed routes or none: a literal per
+        route. Its LP is the hull of the train's routes, far tighter than a
+        path's: on dense boards with a 4, 5 and 6 listed in a few thousand
+        routes beside a D that lists too many, the whole model proves the
+        optimum in a fraction of the time (docs/architecture.md)."""
+        m = self.model
+        tv = _TrainVars(run=m.new_bool_var(f"run{t}"), stops=[], listed=found)
+        tv.choice = [m.new_bool_var(f"r{t}_{k}") for k in range(len(found.revenue))]
+        m.add(sum(tv.choice) == tv.run)
+        top = int(found.revenue[0]) if len(found.revenue) else 0
+        tv.revenue = m.new_int_var(0, top, f"rev{t}")
+        m.add(tv.revenue == sum(int(r) * x for r, x in zip(found.revenue, tv.choice)))
+        self.ceiling += top
         return tv
 
     def tighten(self) -> None:
@@ -518,6 +553,9 @@ class PathModel:
         by_train = {r.train: r for r in routes}
         for t, tv in self.vars.items():
             route = by_train.get(t)
+            if tv.listed is not None:
+                self._hint_choice(tv, route)
+                continue
             stops = route.stops if route else []
             if stops and stops[0] > stops[-1]:
                 stops = stops[::-1]
@@ -540,6 +578,19 @@ class PathModel:
             for var, fn in tv.derived:
                 m.add_hint(var, fn(paid))
             m.add_hint(tv.revenue, route.revenue if route else 0)
+
+    def _hint_choice(self, tv: _TrainVars, route: Route | None) -> None:
+        """Hint the listed route with the route's track (kept once per
+        track, the richest), or none."""
+        assert tv.listed is not None
+        row = -1
+        if route is not None:
+            same = np.flatnonzero((tv.listed.mask == track_of(self.graph, route)).all(axis=1))
+            row = int(same[0]) if len(same) else -1
+        self.model.add_hint(tv.run, row >= 0)
+        for k, x in enumerate(tv.choice):
+            self.model.add_hint(x, k == row)
+        self.model.add_hint(tv.revenue, int(tv.listed.revenue[row]) if row >= 0 else 0)
 
     # -- solving ------------------------------------------------------------
     def solve(
@@ -602,8 +653,12 @@ class PathModel:
         return status, routes, bound, stats
 
     def _route(self, t: int, tv: _TrainVars, solver: cp_model.CpSolver) -> Route:
-        """Read train t's path and score it with the validator's functions."""
+        """Read train t's path (or listed route) and score it with the
+        validator's functions."""
         graph = self.graph
+        if tv.listed is not None:
+            k = next(k for k, x in enumerate(tv.choice) if solver.boolean_value(x))
+            return listed_routes([(t, k)], [tv.listed] * (t + 1), graph)[0]  # train t's list
         nxt = {a: b for (a, b), lit in tv.arc.items() if solver.boolean_value(lit)}
         stop = next(s for s in tv.stops if solver.boolean_value(tv.start[s]))
         stops = [stop]
@@ -631,6 +686,12 @@ class _Progress(cp_model.CpSolverSolutionCallback):
     def on_solution_callback(self) -> None:
         bound = self.best_objective_bound
         self.report(min(1.0, self.objective_value / bound) if bound > 0 else 1.0)
+
+
+def _piece_bits(mask: np.ndarray) -> np.ndarray:
+    """Mask words (uint64[R, W]) as a bool[R, 64 W] array: bit b of word w is
+    track piece 64 w + b."""
+    return np.unpackbits(np.ascontiguousarray(mask).view(np.uint8), axis=1, bitorder="little").astype(bool)
 
 
 def identical_trains(tables: list[TrainTable]) -> list[list[int]]:
@@ -792,6 +853,7 @@ def solve_cpsat(
     prove_maxima: Callable[[list[int]], tuple[dict[int, int], list[Route]]] | None = None,
     first_set: bool = False,
     together_work: float = TOGETHER_WORK,
+    listed: dict[int, TrainRoutes] | None = None,
 ) -> dict:
     """Best route set by CP-SAT.
 
@@ -878,7 +940,7 @@ def solve_cpsat(
             if sum(caps.values()) <= _revenue(hint):
                 return _answer(graph, tables, hint, started, sum(caps.values()), proof=proof)
         left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
-        model = PathModel(graph, tables)
+        model = PathModel(graph, tables, listed=listed)
         model.tighten()
         if hint:
             model.hint(hint)
@@ -887,7 +949,8 @@ def solve_cpsat(
             model.bound_train(t, most)
         if known_bound is not None:
             model.at_most(known_bound)
-        status, routes, bound, stats = model.solve(left, progress, settings=WHOLE_MODEL_PARAMETERS)
+        settings = {**WHOLE_MODEL_PARAMETERS, **LISTED_PARAMETERS} if listed else WHOLE_MODEL_PARAMETERS
+        status, routes, bound, stats = model.solve(left, progress, settings=settings)
         if _revenue(hint) > _revenue(routes):
             routes = hint  # the solver ran out of time before it found the hinted set again
         if caps:
