@@ -691,7 +691,8 @@ class _Progress(cp_model.CpSolverSolutionCallback):
 def _piece_bits(mask: np.ndarray) -> np.ndarray:
     """Mask words (uint64[R, W]) as a bool[R, 64 W] array: bit b of word w is
     track piece 64 w + b."""
-    return np.unpackbits(np.ascontiguousarray(mask).view(np.uint8), axis=1, bitorder="little").astype(bool)
+    little = np.ascontiguousarray(mask, dtype="<u8")  # bytes low to high, bits low to high
+    return np.unpackbits(little.view(np.uint8), axis=1, bitorder="little").astype(bool)
 
 
 def identical_trains(tables: list[TrainTable]) -> list[list[int]]:
