@@ -45,7 +45,7 @@ from ..routes import Route, answer
 from ..rules import require_route_engine
 from ..scoring import TrainTable, pay_table, train_tables
 from ..validate import check_route, score_route
-from .fast import TrainRoutes, ceiling, listed_routes
+from .fast import TrainRoutes, ceiling, listed_routes, piece_rows
 from .maxima import track_of
 
 DUMMY = 0  # circuit node of route ends; stop k of a train is circuit node k + 1
@@ -258,8 +258,8 @@ class PathModel:
         for t in self.trains:
             if listed and t in listed:
                 tv = self._choice(t, listed[t])
-                for k, p in zip(*np.nonzero(_piece_bits(tv.listed.mask))):
-                    pieces[int(p)].append(tv.choice[k])
+                for p, rows in piece_rows(listed[t].mask).items():
+                    pieces[p].extend(tv.choice[k] for k in rows)
             else:
                 tv = self._train(t)
                 for c, lit in tv.use.items():
@@ -686,13 +686,6 @@ class _Progress(cp_model.CpSolverSolutionCallback):
     def on_solution_callback(self) -> None:
         bound = self.best_objective_bound
         self.report(min(1.0, self.objective_value / bound) if bound > 0 else 1.0)
-
-
-def _piece_bits(mask: np.ndarray) -> np.ndarray:
-    """Mask words (uint64[R, W]) as a bool[R, 64 W] array: bit b of word w is
-    track piece 64 w + b."""
-    little = np.ascontiguousarray(mask, dtype="<u8")  # bytes low to high, bits low to high
-    return np.unpackbits(little.view(np.uint8), axis=1, bitorder="little").astype(bool)
 
 
 def identical_trains(tables: list[TrainTable]) -> list[list[int]]:

@@ -377,6 +377,18 @@ def listed_routes(choice: list[tuple[int, int]], listed: list[TrainRoutes], grap
     return routes
 
 
+def piece_rows(mask: np.ndarray) -> dict[int, np.ndarray]:
+    """Track piece -> rows of the routes (mask words, a row a route) that use it:
+    the at-most-one constraints of a model with a literal a route."""
+    out = {}
+    for w in range(mask.shape[1]):
+        for b in range(64):
+            rows = np.flatnonzero((mask[:, w] >> np.uint64(b)) & np.uint64(1))
+            if len(rows):
+                out[64 * w + b] = rows
+    return out
+
+
 def combine_company(
     graph: TrackGraph, tables: list[TrainTable], listed: list[TrainRoutes], clock: Clock, work_limit: int | None = None
 ) -> tuple[list[Route], int, dict]:

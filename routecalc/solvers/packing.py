@@ -20,7 +20,7 @@ import numpy as np
 from ..graph import TrackGraph
 from ..model import Position
 from ..routes import Route, answer
-from .fast import ENUMERATION_SHARE, TrainRoutes, enumerate_position, listed_routes
+from .fast import ENUMERATION_SHARE, TrainRoutes, enumerate_position, listed_routes, piece_rows
 
 #: Routes packed per second of the time limit given at most (the model's size
 #: is set by the limit asked for, never by the time left on the clock, so the
@@ -37,17 +37,6 @@ MIN_PACKED = 2_000
 #: routes (290,000 pieces) took 1.2 s.
 PACKED_PIECES_PER_SECOND = 60_000
 MOST_PACKED_PIECES = 1_000_000
-
-
-def _pieces(mask: np.ndarray) -> dict[int, np.ndarray]:
-    """Track piece -> rows of the routes that use it."""
-    out = {}
-    for w in range(mask.shape[1]):
-        for b in range(64):
-            rows = np.flatnonzero((mask[:, w] >> np.uint64(b)) & np.uint64(1))
-            if len(rows):
-                out[64 * w + b] = rows
-    return out
 
 
 #: Routes compared at once when looking for the best one clear of the track taken.
@@ -112,7 +101,7 @@ def pack_routes(
         lits = [(int(k), model.new_bool_var(f"r{t}_{k}")) for k in rows]
         if len(lits) > 1:
             model.add_at_most_one(lit for _, lit in lits)
-        for p, at in _pieces(found.mask[rows]).items():
+        for p, at in piece_rows(found.mask[rows]).items():
             on_piece[p].extend(lits[i][1] for i in at)
         literals.append(lits)
     for lits in on_piece.values():
