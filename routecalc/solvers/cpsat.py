@@ -255,10 +255,13 @@ class PathModel:
         self.ceiling = 0  # no route set earns more (the revenue variables' upper ends)
         self.demands = False  # some train must earn a given revenue (demand_train)
         pieces: dict[int, list] = defaultdict(list)
+        on_piece: dict[int, dict[int, np.ndarray]] = {}  # a listing's piece -> rows, by id
         for t in self.trains:
             if listed and t in listed:
                 tv = self._choice(t, listed[t])
-                for p, rows in piece_rows(listed[t].mask).items():
+                if id(listed[t]) not in on_piece:  # identical trains share one list
+                    on_piece[id(listed[t])] = piece_rows(listed[t].mask)
+                for p, rows in on_piece[id(listed[t])].items():
                     pieces[p].extend(tv.choice[k] for k in rows)
             else:
                 tv = self._train(t)
