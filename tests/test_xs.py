@@ -482,6 +482,7 @@ def crossroads(size: int, seed: int, **options) -> dict:
 
 def test_time_limit_gives_a_feasible_plan_the_validator_accepts():
     pos = crossroads(10, 1, locomotive=8, double_distance=True, actions=3)  # ~10 s unlimited
+    solve(pos, time_limit=0.05)  # the kernels compiled first (a fresh clone's cache is empty): not the limit's cost
     cpu = time.thread_time()
     answer = solve(pos, time_limit=0.3)
     # the limit is wall time; this thread's CPU time keeps a loaded machine's neighbours, and
