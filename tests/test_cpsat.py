@@ -322,6 +322,23 @@ def test_the_listed_routes_are_left_out_past_their_limit(monkeypatch):
     assert result["stats"]["auto"]["listed_in_whole_model"] == {"4": 101, "5": 229}
 
 
+def test_listed_trains_are_reported_only_where_the_whole_model_ran(monkeypatch):
+    """An answer found before the whole model (here: its proof renamed as an
+    earlier step's) names no trains chosen among listed routes."""
+    real = cpsat.solve_cpsat
+
+    def answered_early(*args, **kwargs):
+        result = real(*args, **kwargs)
+        assert kwargs["listed"] and result["stats"]["proof"] == "whole model"
+        result["stats"]["proof"] = "single-train maxima"
+        return result
+
+    monkeypatch.setattr(cpsat, "solve_cpsat", answered_early)
+    result = api.solve(json.loads(LISTED.read_text())["position"])
+    assert result["revenue"] == 760
+    assert result["stats"]["auto"]["listed_in_whole_model"] == {}
+
+
 @pytest.mark.slow
 def test_the_path_model_alone_proves_the_listed_fixtures_optimum():
     """The recorded optimum, by the other model (about 13 s)."""

@@ -282,7 +282,9 @@ def solve_auto(
         ),
         "maxima": searched,
         "listed_in_whole_model": {
-            listed[t].table.train.name: len(found.revenue) for t, found in sorted(choices.items())
+            listed[t].table.train.name: len(found.revenue)
+            for t, found in sorted(choices.items())
+            if result["stats"].get("proof") == "whole model"  # an earlier step may answer
         },
     }
     result["stats"]["seconds"] = round(time.perf_counter() - started, 4)
