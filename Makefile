@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs bench bench-load slow cluster chromium serve load fuzz
+.PHONY: demo test lint docs bench bench-load bench-dense slow cluster chromium serve load fuzz
 demo: $(STAMP)
 	$(BIN)/routecalc demo
 
@@ -37,6 +37,11 @@ load: $(STAMP)
 # the stress set with a 10 s limit, idle and beside two busy processes per core
 bench-load: $(STAMP)
 	$(BIN)/python benchmarks/load_quality.py
+
+# 200 dense boards of each set (long trains; three or four shorter ones) with a 10 s limit, one core
+bench-dense: $(STAMP)
+	$(BIN)/python benchmarks/dense_boards.py long
+	$(BIN)/python benchmarks/dense_boards.py four
 
 # The long fuzz run: 10,000 mutated positions and route sets through the API, the CLI and the service
 fuzz: $(STAMP)
