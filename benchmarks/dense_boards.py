@@ -23,6 +23,7 @@ boards here too (``tests/test_dense_boards.py``, other shares).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import json
 import random
@@ -80,26 +81,24 @@ def main() -> int:
     trains, shares, offset = SETS[args.set]
     warm_up(cpsat=True)  # as the service starts: no board pays for the kernels' loading or CP-SAT's import
     rows = []
-    out = open(args.json, "w") if args.json else None
-    for seed in range(args.first, args.first + args.count):
-        position = dense_board(seed, trains, shares, offset)
-        started = time.process_time()
-        answer = api.solve(position, time_limit=args.limit)
-        row = {
-            "seed": seed,
-            "trains": [t if isinstance(t, str) else t["name"] for t in position["trains"]],
-            "revenue": answer["revenue"],
-            "status": answer["status"],
-            "bound": answer["bound"],
-            "cpu_s": round(time.process_time() - started, 3),
-            "path": answer["stats"].get("auto", {}).get("solver", answer["solver"]),
-        }
-        rows.append(row)
-        print(" ".join(str(row[k]) for k in row), flush=True)
-        if out:
-            out.write(json.dumps(row) + "\n")
-    if out:
-        out.close()
+    with open(args.json, "w") if args.json else contextlib.nullcontext() as out:
+        for seed in range(args.first, args.first + args.count):
+            position = dense_board(seed, trains, shares, offset)
+            started = time.process_time()
+            answer = api.solve(position, time_limit=args.limit)
+            row = {
+                "seed": seed,
+                "trains": [t if isinstance(t, str) else t["name"] for t in position["trains"]],
+                "revenue": answer["revenue"],
+                "status": answer["status"],
+                "bound": answer["bound"],
+                "cpu_s": round(time.process_time() - started, 3),
+                "path": answer["stats"].get("auto", {}).get("solver", answer["solver"]),
+            }
+            rows.append(row)
+            print(" ".join(str(value) for value in row.values()), flush=True)
+            if out:
+                out.write(json.dumps(row) + "\n")
     cpu = [row["cpu_s"] for row in rows]
     proven = sum(row["status"] == "optimal" for row in rows)
     print(
