@@ -323,13 +323,15 @@ def test_the_listed_routes_are_left_out_past_their_limit(monkeypatch):
 
 
 def test_listed_trains_are_reported_only_where_the_whole_model_ran(monkeypatch):
-    """An answer found before the whole model (here: its proof renamed as an
-    earlier step's) names no trains chosen among listed routes."""
+    """CP-SAT names the trains its whole model chose among listed routes, and
+    an answer found before the whole model (here: the whole model's answer
+    made to look like an earlier step's) names none."""
     real = cpsat.solve_cpsat
 
     def answered_early(*args, **kwargs):
         result = real(*args, **kwargs)
         assert kwargs["listed"] and result["stats"]["proof"] == "whole model"
+        assert result["stats"].pop("listed_routes") == {"4": 101, "5": 229, "6": 500}
         result["stats"]["proof"] = "single-train maxima"
         return result
 

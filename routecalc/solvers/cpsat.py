@@ -962,6 +962,8 @@ def solve_cpsat(
             bound = min(bound, sum(caps.values()))
         if known_bound is not None:
             bound = min(bound, known_bound)
+        if listed:  # the trains that chose among listed routes, by name: their routes
+            stats["listed_routes"] = {tables[t].train.name: len(found.revenue) for t, found in sorted(listed.items())}
         return _answer(graph, tables, routes, started, bound, **stats, proof="whole model")
     except TimeLimitError:
         running = deadline.current()
