@@ -105,13 +105,18 @@ _IGNORED_TRAIN_KEYS = {
 }
 
 
-def _whole(value, where: str, key: str, minimum: int = 0, maximum: int = UNLIMITED) -> int:
+def _whole(value, where: str, key: str, minimum: int = 0, maximum: int | None = None) -> int:
     shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise PositionError(where, f"{key} must be a whole number >= {minimum}, got {shown}")
-    if value > maximum:
+    if maximum is not None and value > maximum:
         raise PositionError(where, f"{key} must be at most {maximum}, got {shown}")
     return value
+
+
+def _stops(value, where: str, key: str, minimum: int = 0) -> int:
+    """A count of stops: ``UNLIMITED`` (999) or more means unlimited, read as 999."""
+    return min(_whole(value, where, key, minimum), UNLIMITED)
 
 
 def object_train(spec: dict, where: str, catalogue, extra_keys: frozenset[str] = frozenset()) -> Train:
@@ -153,7 +158,7 @@ def object_train(spec: dict, where: str, catalogue, extra_keys: frozenset[str] =
 
 def _distance(distance, where: str) -> tuple[DistanceGroup, ...]:
     if isinstance(distance, int) and not isinstance(distance, bool):
-        return all_stops(_whole(distance, where, "distance", 1))
+        return all_stops(_stops(distance, where, "distance", 1))
     if not isinstance(distance, list) or not distance:
         raise PositionError(where, "distance must be a number or a non-empty list of groups")
     groups = []
@@ -176,8 +181,8 @@ def _distance(distance, where: str) -> tuple[DistanceGroup, ...]:
         groups.append(
             DistanceGroup(
                 frozenset(nodes),
-                _whole(group["pay"], gwhere, "pay"),
-                _whole(group["visit"], gwhere, "visit"),
+                _stops(group["pay"], gwhere, "pay"),
+                _stops(group["visit"], gwhere, "visit"),
                 _whole(group.get("multiplier", 1), gwhere, "multiplier", 1, MAX_MULTIPLIER),
             )
         )

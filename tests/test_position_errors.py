@@ -444,8 +444,8 @@ def test_positions_built_in_python_are_checked_too():
     "spec, fragment",
     [
         ({"name": "2", "multiplier": 101}, "multiplier must be at most 100"),
-        ({"name": "x", "distance": 1000}, "distance must be at most 999"),
-        ({"name": "x", "distance": [{"nodes": ["city"], "pay": 2, "visit": 5000}]}, "visit must be at most 999"),
+        ({"name": "x", "distance": 0}, "distance must be a whole number >= 1"),
+        ({"name": "x", "distance": [{"nodes": ["city"], "pay": -1, "visit": 5}]}, "pay must be a whole number >= 0"),
         ("99999999999999999999", "unknown train"),
         ("2\u0663", "unknown train"),  # an Arabic-Indic digit is not a distance
     ],
@@ -453,6 +453,21 @@ def test_positions_built_in_python_are_checked_too():
 def test_train_numbers_are_range_checked(spec, fragment):
     error = fails(with_(("trains",), [spec]), error_where(spec), fragment)
     assert error
+
+
+@pytest.mark.parametrize(
+    "spec, visit, pay",
+    [
+        ({"name": "x", "distance": 1000}, 999, 999),
+        ({"name": "x", "distance": 10**9}, 999, 999),
+        ({"name": "x", "distance": [{"nodes": ["city"], "pay": 2, "visit": 5000}]}, 999, 2),
+        ({"name": "x", "distance": [{"nodes": ["city"], "pay": 1000, "visit": 998}]}, 998, 999),
+    ],
+)
+def test_999_stops_or_more_is_unlimited(spec, visit, pay):
+    """The position format: 999 or more means unlimited, so larger counts are read, as 999."""
+    (group,) = load_position(with_(("trains",), [spec])).trains[0].groups
+    assert (group.visit, group.pay) == (visit, pay)
 
 
 def error_where(spec) -> str:
