@@ -16,7 +16,7 @@ import pytest
 from boards import column, letters, route
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_cuba import city, cuba, harbor, mill, mill_star, random_board
+from test_cuba import NARROW, city, cuba, harbor, line, mill, mill_star, random_board, sugar
 
 from routecalc.api import solve, validate
 from routecalc.games import cuba_choice
@@ -49,6 +49,25 @@ def test_branch_and_bound_equals_reference_on_random_boards(seed):
 @given(st.integers(0, 2**32))
 def test_cpsat_choice_equals_reference_on_random_boards(seed):
     agree(random_board(random.Random(seed)), choice_nodes=1)
+
+
+@pytest.mark.parametrize("trains, machines, expected", [(["2n"], [20], 20), (["2n", "2n"], [10, 40], 50)])
+@pytest.mark.parametrize("choice_nodes", [None, 1])
+def test_a_minor_runs_a_route_worth_nothing_for_its_machines(trains, machines, expected, choice_nodes):
+    """The machines pay once the minor runs at all: its only route, mill 0
+    and field 0, earns them. The listing keeps routes earning nothing for
+    such a minor, and neither path of the choice leaves them out."""
+    board = line(
+        mill(0, path=NARROW),
+        sugar(0, path=NARROW),
+        tokens={0: [["M"]]},
+        trains=trains,
+        company="M",
+        machines={"M": machines},
+    )
+    kw = {} if choice_nodes is None else {"choice_nodes": choice_nodes}
+    answer = agree(board, **kw)
+    assert (answer["revenue"], answer["machines"], len(answer["routes"])) == (expected, expected, 1)
 
 
 def test_the_answer_says_which_path_answered():

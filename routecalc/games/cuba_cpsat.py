@@ -40,7 +40,7 @@ def solve_choice(
     ``seed`` (rows of the lists, -1: none) worth ``incumbent``."""
     n = len(lists.count)
     tops = [int(lists.potential[o]) if c else 0 for o, c in zip(lists.offset, lists.count)]
-    ceiling = sum(tops) + (lists.machines if any(tops) else 0)
+    ceiling = sum(tops) + (lists.machines if lists.count.any() else 0)  # a route earning nothing still runs
     m = cp_model.CpModel()
     run: dict[int, cp_model.IntVar] = {}  # row -> literal
     per_train: list[list[int]] = []

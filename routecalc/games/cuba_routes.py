@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from ..graph import END_ONLY, HOME_END, NO_STOP, TrackGraph
+from ..kernels import enumeration as enum
 from ..rules.cuba import reach
 from ..scoring import TrainTable, pay_table, train_tables
 from ..solvers.fast import Clock, TrainRoutes, enumerate_train, graph_arrays
@@ -96,6 +97,8 @@ def list_routes(
     harbor = np.array([graph.position.nodes[int(i)].kind == "harbor" for i in graph.stop_node], np.bool_)
     mill_bit = _bits(graph.num_stops, stops.mills)
     fc_bit = _bits(graph.num_stops, stops.fc)
+    # a minor's machines pay once it runs at all: a route earning nothing may earn them
+    machines = sum(graph.position.options.get("machines", {}).get(graph.position.company, []))
     for table in tables:
         if table.train in listed:
             continue
@@ -103,7 +106,14 @@ def list_routes(
         prices = pay_table(table, graph, [])
         prices = prices._replace(group=np.where(graph.flags & NO_STOP, -1, prices.group).astype(np.int64))
         found = enumerate_train(
-            graph, arrays, table, prices, route_limit, clock, (0.5 * j / len(kinds), 0.5 / len(kinds))
+            graph,
+            arrays,
+            table,
+            prices,
+            route_limit,
+            clock,
+            (0.5 * j / len(kinds), 0.5 / len(kinds)),
+            prune=enum.new_prune(len(table.pay), floor=-1) if machines else None,
         )
         buf = found.buffer
         n = len(found.rows)

@@ -99,8 +99,9 @@ class DfsState(NamedTuple):
 
 
 class Prune(NamedTuple):
-    """Whether to list every route (``floor[0] == 0``) or to search for the
-    best one, earning ``floor[0]`` or more."""
+    """Whether to list every route (``floor[0] == 0``; -1: routes earning
+    nothing too, for an 18Cuba minor whose machines pay once it runs at all)
+    or to search for the best one, earning ``floor[0]`` or more."""
 
     floor: np.ndarray  # int64[1]: routes earning less are neither kept nor extended
     points: TrackPoints  # the graph of the bound
@@ -339,7 +340,7 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
             count[0, j] = 0
         count[0, grp] = 1
         edges[0] = 0
-        best[0] = 0
+        best[0] = min(floor[0], 0)  # what the first route on the stack must beat
         on_path[t] = True
         depth[0] = 0
 

@@ -183,7 +183,7 @@ def enumerate_train(
         done = share_done(graph, state, len(tokens))
         clock.report(share[0] + share[1] * done)
         taken = int(state.stats[1])
-        if step_limit is not None and prune.floor[0] == 0 and taken >= PROBE_STEPS:
+        if step_limit is not None and prune.floor[0] <= 0 and taken >= PROBE_STEPS:
             probe = probe or (taken, done)
             if _hopeless(taken, done, step_limit, probe):
                 hopeless = True
