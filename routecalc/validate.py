@@ -7,7 +7,7 @@ by construction one the validator accepts.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 from . import deadline
@@ -154,9 +154,9 @@ class RouteSetValidator:
         yield first
         trains = self.position.trains
         chosen = list(first)
-        for name in dict.fromkeys(trains[k].name for k in first):
-            at = [i for i, k in enumerate(first) if trains[k].name == name]
-            mine = [k for k, t in enumerate(trains) if t.name == name]
+        for told in dict.fromkeys(self._told_apart_by(k) for k in first):
+            at = [i for i, k in enumerate(first) if self._told_apart_by(k) == told]
+            mine = [k for k in range(len(trains)) if self._told_apart_by(k) == told]
             if len({trains[k] for k in mine}) == 1:
                 continue
             pays = {}  # (route, kind of train) -> revenue of the route alone, or None
@@ -172,6 +172,11 @@ class RouteSetValidator:
                 chosen[i] = mine[j]
         if chosen != first:
             yield chosen
+
+    def _told_apart_by(self, train: int) -> Hashable:
+        """What a proposal says of a route's train: its name only, so routes
+        of one name may run on any train of that name."""
+        return self.position.trains[train].name
 
     def _alone(self, rj: Any, i: int, train: int) -> int | None:
         """The revenue of route ``i`` run alone by ``train``, or None if it breaks a rule."""

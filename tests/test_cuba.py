@@ -159,6 +159,16 @@ def test_minor_routes(trains, options, expected):
     assert revenue(minor_line(trains, **options)) == expected
 
 
+def test_trains_of_one_name_may_differ_in_obsolete():
+    """The 3n runs up (60: three stops), the obsolete 3n (two stops) down
+    (70); routes name trains by name only, so either order validates."""
+    board = minor_line(["3n", {"name": "3n", "obsolete": True}])
+    assert revenue(board) == 130
+    up = route("3n", "A5-0", "A3-0", "A1-0")
+    down = route("3n", "A5-0", "A7-0")
+    assert validate(board, [up, down])["revenue"] == validate(board, [down, up])["revenue"] == 130
+
+
 def test_minor_without_a_route_earns_no_machines():
     board = line(
         mill(30, path=NARROW),

@@ -88,7 +88,6 @@ def test_catalogue():
         (["D"], r"trains\[0\]", r"unknown 18Lilliput train 'D'"),
         ([{"name": "2", "obsolete": "yes"}], r"trains\[0\]", "obsolete must be true or false"),
         ([{"name": "2", "wagon": 1}], r"trains\[0\]", "unknown train key 'wagon'"),
-        (["2", {"name": "2", "obsolete": True}], r"trains\[1\]", "disagree on obsolete"),
     ],
 )
 def test_bad_trains_are_named(trains, where, message):
@@ -213,6 +212,16 @@ def test_obsolete_trains_round_each_route_down():
     assert answer["revenue"] == answer["bound"] == 108
 
 
+def test_trains_of_one_name_may_differ_in_obsolete():
+    """Routes name their train by name only: the validator gives them to the
+    2 and the obsolete 2 the way that pays most, whatever their order."""
+    codes = (sq(CITY, 30), sq(TOWN, 5), sq(CITY, 40, slots=2), sq(TOWN, 5), sq(CITY, 20, end=True))
+    position = board(*codes, trains=["2", {"name": "2", "obsolete": True}], token_at=2)
+    assert check_agreement(position) == 75 + 32  # the 2 runs up (75), the obsolete 2 down (65 / 2)
+    up, down = {"train": "2", "nodes": nodes(3)}, {"train": "2", "nodes": nodes(5)[2:]}
+    assert validate(position, [up, down])["revenue"] == validate(position, [down, up])["revenue"] == 107
+
+
 def test_last_round_doubles_the_company_total():
     # 20 - town 10 - 30 - 40 (token, two slots) - 50: the 3D runs up to the 20
     # (40 + 30 + 10 + 20, doubled: 200), the 2 down to the 50 (90); taking
@@ -270,7 +279,7 @@ def _lilliput_node(draw, part: str) -> str:
 @st.composite
 def lilliput_positions(draw) -> dict:
     """A random square board of the shared strategy read as 18Lilliput: kinds
-    on its stops, 1-2 catalogue trains (each name obsolete or not), sometimes
+    on its stops, 1-2 catalogue trains (each obsolete or not), sometimes
     the last round."""
     position = draw(positions(layouts=("square",), max_size=4, max_trains=1))
     position["game"] = "18Lilliput"
@@ -281,8 +290,7 @@ def lilliput_positions(draw) -> dict:
             if part
         )
     names = draw(st.lists(st.sampled_from(list(TRAINS)), min_size=1, max_size=2))
-    obsolete = {name: draw(st.booleans()) for name in names}
-    position["trains"] = [{"name": n, "obsolete": True} if obsolete[n] else n for n in names]
+    position["trains"] = [{"name": n, "obsolete": True} if draw(st.booleans()) else n for n in names]
     if draw(st.booleans()):
         position.setdefault("options", {})["last_round"] = draw(st.booleans())
     return position

@@ -159,24 +159,8 @@ def express_positions(draw) -> dict:
     return position
 
 
-def distinct_names(position_json: dict) -> dict:
-    """Give trains that share a name but differ a name of their own.
-
-    A route names its train only by name, so the validator gives a route to
-    the first free train of that name; two different train objects under
-    one name (the shared strategy draws such pairs) would make a correct
-    answer look invalid.
-    """
-    trains = position_json["trains"]
-    names = [t if isinstance(t, str) else t["name"] for t in trains]
-    for i, train in enumerate(trains):
-        if isinstance(train, dict) and any(n == names[i] and t != train for n, t in zip(names, trains)):
-            trains[i] = {**train, "name": f"{names[i]}#{i}"}
-    return position_json
-
-
 def check_agreement(position_json: dict) -> int:
-    position = load_position(distinct_names(position_json))
+    position = load_position(position_json)
     graph = compile_position(position)
     expected = SOLVERS["reference"](position, graph, Limits())
     validator = RouteSetValidator(position, graph)

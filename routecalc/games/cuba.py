@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import Any
@@ -422,12 +422,13 @@ def solve_cuba(position: Position, limits: Limits) -> dict:
 class CubaValidator(RouteSetValidator):
     """The route validator pairing a route with a train that carries the
     ``wagon`` the route names (its own wagon, else none of its own), so that
-    trains of one name with different wagons are told apart."""
+    trains of one name with different wagons are told apart; among trains of
+    one name and wagon (obsolete or not) the base class's matching chooses."""
 
     route_engine_only = False
 
-    def _assignments(self, routes_json: list, first: list[int]) -> Iterator[list[int]]:
-        yield first  # the wagon a route names already picked its train
+    def _told_apart_by(self, train: int) -> Hashable:
+        return self.position.trains[train].name, self.position.trains[train].wagon
 
     def _train(self, rj: Any, i: int, free: list[int]) -> int:
         if isinstance(rj, dict):

@@ -134,20 +134,6 @@ def check_kinds(position: Position, types_of_kind: dict[str, tuple[str, ...]]) -
             )
 
 
-def check_obsolete_agrees(position: Position) -> None:
-    """Trains of one name are all obsolete or none: a phase makes every train
-    of a name obsolete at once, and a route names its train only by name."""
-    first: dict[str, int] = {}
-    for i, train in enumerate(position.trains):
-        j = first.setdefault(train.name, i)
-        if position.trains[j].obsolete != train.obsolete:
-            raise PositionError(
-                f"trains[{i}]",
-                f"the {train.name}-trains at trains[{j}] and here disagree "
-                "on obsolete: a phase makes every train of a name obsolete at once",
-            )
-
-
 def parse_bonuses(value: Any, position: Position) -> list[Bonus]:
     if not isinstance(value, list):
         raise PositionError("options.bonuses", "must be a list")

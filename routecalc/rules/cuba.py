@@ -25,9 +25,9 @@ Readings of what the texts leave open:
   minor's route is its own mill at one end and sugar fields only, so it
   passes no city and meets no FC token; a mill is an ordinary city to majors;
 - a company whose trains are n-trains is a minor, one with standard trains a
-  major; mixing both is an error. The company ``FC`` runs no routes. Trains
-  of one name must agree on ``obsolete`` (the phase makes them obsolete);
-- obsolete: any train may be marked, it runs one stop shorter (a 3n as 2n);
+  major; mixing both is an error. The company ``FC`` runs no routes;
+- obsolete: any train may be marked, it runs one stop shorter (a 3n as 2n),
+  and trains of one name may differ in it;
 - 4D: multiplier 2 on its stops, including a counted harbor;
 - a route with two harbor ends and n + 1 stops counts the dearer harbor;
 - wagon delivery: a route "ends in a harbor" when either end is a harbor
@@ -80,7 +80,7 @@ from typing import Any
 from ..board import Node, Position
 from ..errors import PositionError
 from ..trains import Train, all_stops
-from .base import RuleSet, check_kinds, check_obsolete_agrees
+from .base import RuleSet, check_kinds
 
 FC = "FC"
 #: Standard (broad) trains: range, multiplier. "1" is the FC's preprinted train.
@@ -195,7 +195,6 @@ class CubaRules(RuleSet):
         if position.options.get("bonuses"):
             raise PositionError("options.bonuses", "route bonuses are not part of 18Cuba (not implemented yet)")
         check_kinds(position, KIND_TYPES)
-        check_obsolete_agrees(position)
         gauges = {t.gauge for t in position.trains}
         if len(gauges) > 1:
             raise PositionError("trains", "a company runs either n-trains (a minor) or standard trains (a major)")

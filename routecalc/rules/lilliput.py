@@ -20,9 +20,9 @@ Where the seed is silent:
   or an offboard (its red tile), a harbour a town or an offboard (an
   offboard only ends routes, as the format says); anything else, and an
   offboard without a kind, is refused: the game has no other stops;
-- obsolescence comes with the phase for every train of a name, so two
-  trains of one name must agree on ``obsolete`` (a route names its train
-  only by name); any train may be marked obsolete, as route-rules.md reads.
+- any train may be marked obsolete, as route-rules.md reads, and trains of
+  one name may differ in it (the validator gives a proposal's routes, named
+  by train name only, to those trains the way that pays most).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 from ..board import Node, Position
 from ..errors import PositionError
 from ..trains import UNLIMITED, DistanceGroup, Train
-from .base import RuleSet, check_kinds, check_obsolete_agrees
+from .base import RuleSet, check_kinds
 
 #: Catalogue: range (cities, metropolises, Mildendo) and route multiplier.
 TRAINS = {"2": (2, 1), "3": (3, 1), "4": (4, 1), "5": (5, 1), "3D": (3, 2), "4D": (4, 2)}
@@ -83,7 +83,6 @@ class LilliputRules(RuleSet):
 
     def check_position(self, position: Position) -> None:
         check_kinds(position, KIND_TYPES)
-        check_obsolete_agrees(position)
         for node in position.nodes:
             if node.type == "offboard" and node.kind is None:
                 raise PositionError(
