@@ -286,12 +286,16 @@ def _paths(params: dict[str, str], where: str, num_nodes: int, num_edges: int) -
     terminal = params.get("terminal", "0") not in ("0", "false")
     lanes = _int(params.get("lanes", "1"), where, "lanes", 1, MAX_LANES)
     a_lane, b_lane = _lane(params.get("a_lane"), where), _lane(params.get("b_lane"), where)
+    # Each edge counts its lanes in its own sense, so a track running from
+    # edge to edge on lane i arrives on lane n - 1 - i: parallel tracks stay
+    # side by side (as the 18xx.games tile language reads ``lanes:n``).
+    across = a.edge is not None and b.edge is not None
     out = []
     for i in range(lanes):
         ends = []
-        for end, explicit in ((a, a_lane), (b, b_lane)):
+        for end, explicit, index in ((a, a_lane, i), (b, b_lane, lanes - 1 - i if across else i)):
             if end.edge is not None:
-                width, index = explicit if explicit else (lanes, i)
+                width, index = explicit if explicit else (lanes, index)
                 end = PathEnd(edge=end.edge, lane_width=width, lane_index=index)
             ends.append(end)
         out.append(TilePath(ends[0], ends[1], terminal, track))

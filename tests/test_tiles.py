@@ -7,6 +7,7 @@ import pytest
 from boards import cell, position
 
 from routecalc import PositionError, load_position
+from routecalc.api import solve, validate
 from routecalc.tiles import PathEnd, Revenue, parse_tile
 
 WHERE = "cell X1"
@@ -89,7 +90,27 @@ def test_lanes_make_one_path_per_lane():
     t = tile("path=a:0,b:3,lanes:2")
     assert len(t.paths) == 2
     assert [(p.a.lane_width, p.a.lane_index) for p in t.paths] == [(2, 0), (2, 1)]
-    assert [(p.b.lane_width, p.b.lane_index) for p in t.paths] == [(2, 0), (2, 1)]
+    # each edge counts its lanes in its own sense: lane 0 of edge 0 arrives on lane 1 of edge 3
+    assert [(p.b.lane_width, p.b.lane_index) for p in t.paths] == [(2, 1), (2, 0)]
+    to_node = tile("city=revenue:10;city=revenue:20;path=a:0,b:_0,lanes:2").paths
+    assert [(p.a.lane_index, p.b) for p in to_node] == [(0, PathEnd(node=0)), (1, PathEnd(node=0))]
+
+
+def test_a_straight_double_track_keeps_its_tracks_apart():
+    """Lane 0 of C3's edge 0 meets lane 1 of C5's edge 3, which runs straight
+    through to lane 0 of C5's edge 0 and so to C7's second lane (the 50): a
+    2-train earns 20 + 50. Read with the same lane at both ends of C5, the
+    tracks would cross over and the 50 be out of reach (20 + 10)."""
+    board = position(
+        [
+            cell("C3", "city=revenue:20;path=a:0,b:_0,a_lane:2.0", tokens=[["A"]]),
+            cell("C5", "path=a:3,b:0,lanes:2"),
+            cell("C7", "town=revenue:10;town=revenue:50;path=a:3,b:_0,a_lane:2.0;path=a:3,b:_1,a_lane:2.1"),
+        ],
+        ["2"],
+    )
+    assert solve(board)["revenue"] == 70
+    assert validate(board, [{"train": "2", "nodes": ["C3-0", "C7-1"]}])["revenue"] == 70
 
 
 def test_explicit_lanes():
