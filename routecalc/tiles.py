@@ -62,7 +62,8 @@ UNSUPPORTED_KEYS = frozenset({"visit_cost", "route"})
 
 @dataclass(frozen=True)
 class Revenue:
-    """A stop value: flat, or by tile colour (``yellow_20|brown_40|diesel_60``)."""
+    """A stop value: flat, or by tile colour (``yellow_20|brown_40|diesel_60``;
+    ``yellow/green_20`` gives two colours one value)."""
 
     flat: int = 0
     by_color: tuple[tuple[str, int], ...] = ()
@@ -85,10 +86,11 @@ class Revenue:
             return cls(flat=_int(text, where, "revenue"))
         entries = []
         for item in text.split("|"):
-            color, sep, amount = item.rpartition("_")
-            if not sep or not color:
+            colors, sep, amount = item.rpartition("_")
+            if not sep or not all(colors.split("/")):
                 raise PositionError(where, f"revenue entry {item!r} is not colour_value")
-            entries.append((color, _int(amount, where, "revenue")))
+            value = _int(amount, where, "revenue")
+            entries += [(color, value) for color in colors.split("/")]  # yellow/green_30: both colours
         return cls(by_color=tuple(entries))
 
 

@@ -182,11 +182,17 @@ def test_diesel_entry_for_d_trains():
     assert Revenue.parse("yellow_20|brown_50", WHERE).value(("yellow", "brown"), diesel=True) == 50
 
 
+def test_one_value_for_several_colours():
+    """18xx.games writes ``yellow/green_30``: the value of both colours."""
+    rev = Revenue.parse("yellow/green_30|brown/gray_50", WHERE)
+    assert [rev.value(colors) for colors in (("yellow",), ("yellow", "green"), ("yellow", "brown"))] == [30, 30, 50]
+
+
 def test_flat_revenue_ignores_phase():
     assert Revenue.parse("35", WHERE).value(("brown",), diesel=True) == 35
 
 
-@pytest.mark.parametrize("text", ["yellow_x", "_20", "yellow20|", "abc"])
+@pytest.mark.parametrize("text", ["yellow_x", "_20", "yellow20|", "abc", "yellow/_20", "/green_20"])
 def test_bad_revenue_is_an_error(text):
     with pytest.raises(PositionError) as err:
         Revenue.parse(text, WHERE)
