@@ -121,7 +121,7 @@ def check_json(data: Any, where: str = "") -> None:
                 for key, item in value.items():
                     if not isinstance(key, str):
                         raise PositionError(at or "json", f"key {_short(key)} is not a string")
-                    _check_string(key, f"{at} key")
+                    _check_string(key, f"{at} key" if at else "a key")
                     stack.append((item, f"{at}.{key}" if at else key, depth + 1))
         else:
             raise PositionError(at or "json", f"a {type(value).__name__} is not a JSON value")

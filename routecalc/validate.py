@@ -214,6 +214,9 @@ class RouteSetValidator:
         if not isinstance(rj, dict):
             raise PositionError(f"routes[{i}]", "must be an object")
         name = rj.get("train")
+        if not isinstance(name, str):
+            got = "missing" if name is None else f"must be a train's name, not a {type(name).__name__}"
+            raise PositionError(f"routes[{i}].train", got)
         for k in free:
             if self.position.trains[k].name == name:
                 free.remove(k)

@@ -306,6 +306,10 @@ def test_a_proposal_may_pin_its_wagon():
     with pytest.raises(RouteViolation) as err:
         validate(board, [dict(route("3", "A1-0", "A3-0", "A5-0"), wagon=3)])
     assert err.value.rule == "wagon"
+    for bad in ("2", None, 1.5, True, -1):  # not a capacity: bad input, not a broken rule
+        with pytest.raises(PositionError) as named:
+            validate(board, [dict(route("3", "A1-0", "A3-0", "A5-0"), wagon=bad)])
+        assert named.value.where == "routes[0].wagon"
 
 
 def test_a_pool_of_many_wagons_is_cut_to_the_largest_the_trains_can_take():

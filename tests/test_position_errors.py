@@ -429,6 +429,8 @@ def test_long_strings_big_arrays_and_lone_surrogates_are_named():
     assert err.where == "company"
     err = read_fails('{"trains": ["2", "\\udfff"]}', "lone surrogate")
     assert err.where == "trains[1]"
+    assert read_fails('{"\\ud800": 1}', "lone surrogate").where == "a key"
+    assert read_fails('{"hexes": [{"\\ud800": 1}]}', "lone surrogate").where == "hexes[0] key"
     # the error itself can be encoded (the service and the CLI send it)
     str(err).encode("utf-8")
 

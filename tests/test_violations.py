@@ -342,6 +342,8 @@ def test_trains_sharing_a_name_are_read_the_way_that_pays_best():
         ({"routes": 3}, "routes"),
         ([3], "routes[0]"),
         ([{"train": "2", "nodes": "A1-0"}], "routes[0].nodes"),
+        ([{"nodes": ["A1-0", "A3-0"]}], "routes[0].train"),
+        ([{"train": 2, "nodes": ["A1-0", "A3-0"]}], "routes[0].train"),
         ([{"train": "2", "nodes": ["A1-0", "Q7-0"]}], "routes[0].nodes[1]"),
         ([{"train": "2", "nodes": ["A1-0", "A3-0"], "hexes": [["A1", "A3"], ["A3"]]}], "routes[0].hexes"),
         ([{"train": "2", "nodes": ["A1-0", "A3-0"], "hexes": ["A1"]}], "routes[0].hexes[0]"),

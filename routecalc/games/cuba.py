@@ -25,7 +25,7 @@ from typing import Any
 
 from .. import deadline as run_deadline
 from ..board import Position
-from ..errors import RouteViolation, TimeLimitError
+from ..errors import PositionError, RouteViolation, TimeLimitError
 from ..graph import TOKEN, compile_position
 from ..limits import Limits
 from ..routes import Route
@@ -433,6 +433,8 @@ class CubaValidator(RouteSetValidator):
     def _train(self, rj: Any, i: int, free: list[int]) -> int:
         if isinstance(rj, dict):
             trains, want = self.position.trains, rj.get("wagon", 0)
+            if isinstance(want, bool) or not isinstance(want, int) or want < 0:
+                raise PositionError(f"routes[{i}].wagon", "must be a wagon's capacity, a whole number >= 0")
             for wagon in (want, 0):
                 for k in free:
                     if trains[k].name == rj.get("train") and trains[k].wagon == wagon:
