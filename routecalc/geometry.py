@@ -16,7 +16,8 @@ from .errors import PositionError
 #: A canonical cell id: up to three letters, then a number of up to four
 #: digits without leading zeros (``E19``, never ``E019``, ``E19\n`` or ``E-0``),
 #: so that one cell has one id.
-_CELL_ID = re.compile(r"([A-Z]{1,3})(0|-?[1-9][0-9]{0,3})")
+CELL_ID_PATTERN = r"([A-Z]{1,3})(0|-?[1-9][0-9]{0,3})"
+_CELL_ID = re.compile(CELL_ID_PATTERN)
 
 #: (dx, dy) of the neighbour across each edge, per layout.
 EDGE_DELTAS: dict[str, tuple[tuple[int, int], ...]] = {

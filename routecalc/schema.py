@@ -21,9 +21,12 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
+from .geometry import CELL_ID_PATTERN
+from .model import MAX_TRAINS
 from .rules import RULES
 from .schemas import NAMES, schema_path
 from .trains import _IGNORED_TRAIN_KEYS as IGNORED_TRAIN_KEYS
+from .trains import MAX_MULTIPLIER
 
 #: The JSON Schema dialect of the generated files.
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -84,7 +87,9 @@ class Cell(Strict):
     """One cell of the board and the tile on it."""
 
     id: str = Field(
-        pattern=r"^[A-Z]+-?\d+$", description="coordinates: a letter part and a number part", examples=["F10"]
+        pattern=f"^{CELL_ID_PATTERN}$",
+        description="coordinates: a letter part and a number part (no leading zeros)",
+        examples=["F10"],
     )
     tile: str | None = Field(None, description="the tile's name, for display only")
     code: str = Field(
@@ -111,7 +116,7 @@ class DistanceGroup(Strict):
     nodes: list[Literal["city", "town", "offboard"]] = Field(min_length=1)
     pay: int = Field(ge=0)
     visit: int = Field(ge=0)
-    multiplier: int = Field(1, ge=1)
+    multiplier: int = Field(1, ge=1, le=MAX_MULTIPLIER)
 
 
 #: The keys of an 18xx.games train definition that do not affect routes: accepted, not read.
@@ -150,7 +155,7 @@ class GenericTrain(_IgnoredTrainKeys):
     distance: Annotated[int, Field(ge=1)] | Annotated[list[DistanceGroup], Field(min_length=1)] = absent(
         "stops (all pay), or distance groups; absent: the catalogue train of that name"
     )
-    multiplier: int = Field(1, ge=1, description="the route's revenue is multiplied")
+    multiplier: int = Field(1, ge=1, le=MAX_MULTIPLIER, description="the route's revenue is multiplied")
     fill: bool = Field(False, description="pay slots the first group leaves unused go to the best other stops")
 
 
@@ -159,7 +164,7 @@ class IrelandTrain(_IgnoredTrainKeys):
 
     name: str
     distance: int = absent("cell edges the route may cross; absent: the catalogue's", ge=1)
-    multiplier: int = Field(1, ge=1)
+    multiplier: int = Field(1, ge=1, le=MAX_MULTIPLIER)
     fill: bool = False
 
 
@@ -173,7 +178,7 @@ class C2CTrain(_IgnoredTrainKeys):
     """An 18C2C-D train object: a catalogue train."""
 
     name: str
-    multiplier: int = Field(1, ge=1)
+    multiplier: int = Field(1, ge=1, le=MAX_MULTIPLIER)
     fill: bool = False
 
 
@@ -278,7 +283,8 @@ def _position(
     fields: dict[str, Any] = {
         "game": (one_of((game,)), Field(description="the rule set")),
         "company": (company, Field(description="the operating company's id")),
-        "trains": trains or (list_of(_train_name(game), train), Field(description="the company's trains")),
+        "trains": trains
+        or (list_of(_train_name(game), train), Field(max_length=MAX_TRAINS, description="the company's trains")),
         "options": (options | None, Field(None, description="game-specific state; null or absent: none")),
     }
     name = "Position" + "".join(c for c in game[:1].upper() + game[1:] if c.isalnum())

@@ -160,6 +160,26 @@ def test_schema_and_engine_agree_on_optional_keys_that_are_never_null():
     assert agree(changed("1830-late.json", surprise=1)) is False
 
 
+def with_cell_id(name: str, cell_id: str) -> dict:
+    position = changed(name)
+    position["hexes"][0]["id"] = cell_id
+    return position
+
+
+def test_schema_and_engine_agree_on_the_limits():
+    """The limits the engine reads a position within, as the schema states them."""
+    four = {"name": "4", "distance": 4}
+    assert agree(changed("1830-late.json", trains=[{**four, "multiplier": 100}])) is True
+    assert agree(changed("1830-late.json", trains=[{**four, "multiplier": 101}])) is False
+    group = {"nodes": ["city"], "pay": 2, "visit": 2}
+    assert agree(changed("1830-late.json", trains=[{**four, "distance": [{**group, "multiplier": 101}]}])) is False
+    assert agree(changed("1830-late.json", trains=["2"] * 20)) is True
+    assert agree(changed("1830-late.json", trains=["2"] * 21)) is False
+    cell = fixture("1830-late.json")["hexes"][0]["id"]
+    assert agree(with_cell_id("1830-late.json", cell)) is True
+    assert agree(with_cell_id("1830-late.json", cell[0] + "0" + cell[1:])) is False  # a leading zero
+
+
 def test_a_route_without_nodes_is_refused_by_both():
     position = fixture("1830-late.json")
     request = {"position": position, "routes": [{"train": "4"}]}
