@@ -152,6 +152,9 @@ def _short(value: Any) -> str:
 def unwrap(data: Any) -> dict:
     """Accept a bare position or the corpus wrapper ``{"position", "reference"}``."""
     if isinstance(data, dict) and "position" in data and "hexes" not in data:
+        for key in data:
+            if key not in ("position", "reference"):
+                raise PositionError(key, "unknown key of the corpus wrapper (position, reference)")
         data = data["position"]
     if not isinstance(data, dict):
         raise PositionError("position", "must be a JSON object")

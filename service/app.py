@@ -347,7 +347,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "/v1/solve",
         responses=_responses(schemas.Answer),
         summary="Best routes of a position",
-        openapi_extra={"requestBody": _body_schema(schemas.Position, examples)},
+        openapi_extra={"requestBody": _body_schema(schemas.SolveRequest, examples)},
     )
     async def solve(
         request: Request,
@@ -478,7 +478,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if app.openapi_schema is None:
             doc = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
             components = doc.setdefault("components", {}).setdefault("schemas", {})
-            for model in (schemas.Position, schemas.ValidateRequest, schemas.RenderRequest):
+            for model in (schemas.SolveRequest, schemas.ValidateRequest, schemas.RenderRequest):
                 schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
                 components.update(schema.pop("$defs", {}))
                 components[model.__name__] = schema

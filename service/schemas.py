@@ -33,18 +33,49 @@ class XSProposal(Strict):
     transports: list[TransportProposal]
 
 
+#: A corpus file's figures beside its position: accepted with it, not read.
+REFERENCE = Field(None, description="the corpus wrapper's reference figures (not read)")
+
+
+class Corpus(Strict):
+    """A position in the corpus wrapper."""
+
+    position: Position
+    reference: dict[str, Any] | None = REFERENCE
+
+
+class SolveRequest(RootModel[Position | Corpus]):  # type: ignore[valid-type]
+    """A position, bare or in the corpus wrapper."""
+
+
+class RouteList(Strict):
+    """Routes in the form the validator's answer gives them."""
+
+    routes: list[Route]
+
+
+#: What the validator reads as a proposal: routes (or the object holding them); 18XS transports.
+Proposal = list[Route] | RouteList | list[TransportProposal] | XSProposal
+
+
 class ValidateRequest(Strict):
     """A position and the routes (18XS: the transports) to check."""
 
     position: Position
-    routes: list[Route] | list[TransportProposal] | XSProposal
+    routes: Proposal
+    reference: dict[str, Any] | None = REFERENCE
 
 
-class RenderRequest(Strict):
-    """A position and, optionally, routes to draw."""
+class Drawing(Strict):
+    """A position and, optionally, routes (18XS: transports) to draw."""
 
     position: Position
-    routes: list[Route] | None = Field(None, description="routes to draw (validated and scored first)")
+    routes: Proposal | None = Field(None, description="routes to draw (validated and scored first)")
+    reference: dict[str, Any] | None = REFERENCE
+
+
+class RenderRequest(RootModel[Drawing | Position]):  # type: ignore[valid-type]
+    """A position, or a position and the routes to draw."""
 
 
 class Violation(BaseModel):

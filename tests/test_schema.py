@@ -198,6 +198,28 @@ def test_an_18xs_proposal_fits_the_request_schema():
         assert api.validate(position, routes)["revenue"] == sum(t["income"] for t in plan)
 
 
+def test_the_request_bodies_describe_what_the_service_reads(client):
+    """Each body the service answers fits its request schema in the OpenAPI
+    document: the corpus wrapper, a bare position to draw, an 18XS plan to
+    draw, routes in the object the validator answers with."""
+    corpus = json.loads(next(iter(sorted((CORPUS / "18Ireland").glob("*.json")))).read_text())
+    position, xs = fixture("1830-late.json"), fixture("xs-small.json")
+    routes = api.solve(position)["routes"]
+    bodies = [
+        ("/v1/solve", service_schemas.SolveRequest, corpus),
+        ("/v1/render", service_schemas.RenderRequest, position),
+        ("/v1/render", service_schemas.RenderRequest, {"position": xs, "routes": api.solve(xs)["plan"]}),
+        ("/v1/validate", service_schemas.ValidateRequest, {"position": position, "routes": {"routes": routes}}),
+    ]
+    for path, model, body in bodies:
+        model.model_validate(body)
+        assert client.post(path, json=body).status_code == 200, path
+    with pytest.raises(ValidationError):
+        service_schemas.SolveRequest.model_validate({**corpus, "note": 1})
+    response = client.post("/v1/solve", json={**corpus, "note": 1})  # the engine refuses it as well
+    assert (response.status_code, response.json()["where"]) == (422, "note")
+
+
 @pytest.fixture(scope="module")
 def client():
     with TestClient(create_app(Settings(max_time_limit=5.0))) as c:
