@@ -10,7 +10,7 @@ from .board import Position
 from .errors import PositionError
 from .games import question
 from .graph import compile_position
-from .limits import Limits
+from .limits import Limits, check_limits
 from .model import load_position
 from .solvers import DEFAULT_SOLVER, KERNEL_SOLVERS, SOLVERS, warm_up
 from .validate import RouteSetValidator
@@ -31,9 +31,10 @@ def solve(
     """The maximum-revenue route set of the operating company (or the game's own
     answer). ``time_limit`` covers everything from here: reading, compiling and
     every solver phase, but not the kernels' one-off load (compiled, seconds,
-    on the first solve after an install: :func:`routecalc.solvers.warm_up`)."""
-    if time_limit is not None and not time_limit > 0:
-        raise PositionError("time_limit", "must be a positive number of seconds")
+    on the first solve after an install: :func:`routecalc.solvers.warm_up`).
+    A limit that is none (0 or less, NaN, not a number; a ``route_limit``
+    below 1) raises :class:`~routecalc.errors.PositionError` naming it."""
+    check_limits(time_limit, route_limit)
     with deadline.within(time_limit):
         position = as_position(position)
         if solver not in SOLVERS:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import os
 import sys
 from contextlib import contextmanager
@@ -263,16 +264,34 @@ def cmd_bench(args) -> int:
     return cli_bench(args)
 
 
+def seconds(text: str) -> float:
+    """An argument in seconds: a number above 0 (argparse names the option otherwise)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
+
+
+def routes(text: str) -> int:
+    """An argument counting routes: a whole number of 1 or more."""
+    if not text.isdecimal() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return int(text)
+
+
 def _add_time_limit(parser: argparse.ArgumentParser, help_text: str) -> None:
     """``--time-limit`` in seconds, ``DEFAULT_TIME_LIMIT`` unless given
     (``help_text`` shows it as ``%(default)g``)."""
-    parser.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, help=help_text)
+    parser.add_argument("--time-limit", type=seconds, default=DEFAULT_TIME_LIMIT, help=help_text)
 
 
 def add_batch_options(parser: argparse.ArgumentParser) -> None:
     """How ``batch`` and ``bench`` spread the work (the engine and its workers) and limit each solve."""
     _add_time_limit(parser, "seconds per position (default %(default)g)")
-    parser.add_argument("--route-limit", type=int, default=None, metavar="N", help="routes per train at most")
+    parser.add_argument("--route-limit", type=routes, default=None, metavar="N", help="routes per train at most")
     parser.add_argument(
         "--engine",
         default="auto",
@@ -313,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_time_limit(solve, "seconds (default %(default)g); a solve it stops answers the best found, status feasible")
     solve.add_argument(
         "--route-limit",
-        type=int,
+        type=routes,
         default=None,
         metavar="N",
         help="routes enumerated per train at most (the answer may then be feasible, not optimal)",
@@ -359,7 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--max-time-limit",
-        type=float,
+        type=seconds,
         default=None,
         help="seconds; caps a request's time_limit and is its default (default 30)",
     )

@@ -19,7 +19,9 @@ import numpy as np
 import pytest
 from boards import city, line_board
 
-from routecalc import load_position, load_position_file
+from routecalc import api, load_position, load_position_file
+from routecalc.cli import main as cli_main
+from routecalc.errors import PositionError
 from routecalc.graph import compile_position
 from routecalc.scoring import train_tables
 from routecalc.solvers import SOLVERS, Limits, packing
@@ -219,8 +221,6 @@ def test_the_kernels_first_load_is_not_counted_in_the_limit(monkeypatch):
     most 1860 within 30 s, where 630 is proven in 0.1 s. The CLI and the
     service load the kernels before their limits start; the API pauses its
     clock while it loads them."""
-    from routecalc import api
-
     api.warm_up()  # the real load first: this test's own solve must not compile
     loads: list[float] = []
 
@@ -232,3 +232,30 @@ def test_the_kernels_first_load_is_not_counted_in_the_limit(monkeypatch):
     answer = api.solve(line_board(city(20), city(30), city(40), trains=["3"]), time_limit=1.0)
     assert loads == [1.0]
     assert (answer["status"], answer["revenue"]) == ("optimal", 90)
+
+
+@pytest.mark.parametrize(
+    "limits, where",
+    [
+        ({"time_limit": 0}, "time_limit"),
+        ({"time_limit": -1.0}, "time_limit"),
+        ({"time_limit": float("nan")}, "time_limit"),
+        ({"time_limit": "3"}, "time_limit"),
+        ({"time_limit": True}, "time_limit"),
+        ({"route_limit": 0}, "route_limit"),
+        ({"route_limit": "5"}, "route_limit"),
+        ({"route_limit": 2.0}, "route_limit"),
+    ],
+)
+def test_a_limit_that_is_none_is_named(limits, where):
+    with pytest.raises(PositionError) as err:
+        api.solve(line_board(city(20), city(30), trains=["2"]), **limits)
+    assert err.value.where == where
+
+
+@pytest.mark.parametrize("option, value", [("--time-limit", "0"), ("--time-limit", "nan"), ("--route-limit", "0")])
+def test_the_command_line_refuses_a_limit_that_is_none(option, value, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli_main(["solve", str(FIXTURES / "1830-late.json"), option, value])
+    assert stop.value.code == 2
+    assert option in capsys.readouterr().err

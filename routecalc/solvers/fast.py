@@ -25,11 +25,11 @@ from functools import lru_cache
 import numpy as np
 
 from .. import deadline
-from ..errors import PositionError
 from ..graph import TOKEN, TrackGraph, compile_position
 from ..kernels import combination as comb
 from ..kernels import enumeration as enum
 from ..kernels.payment import VISIT, PayTable, pay, pay_work
+from ..limits import check_limits
 from ..model import Position, load_position
 from ..routes import Route, answer
 from ..rules import require_route_engine
@@ -337,10 +337,7 @@ def enumerate_company(
     share the trains after it are not enumerated: the fast solver needs
     every train's routes, and the searches that take over find the others'
     maxima for less (stress-1867-towns: 0.44 -> 0.18 s of enumeration)."""
-    if route_limit is not None and (
-        isinstance(route_limit, bool) or not isinstance(route_limit, int) or route_limit < 1
-    ):
-        raise PositionError("route_limit", f"must be a whole number >= 1, got {route_limit!r}")
+    check_limits(route_limit=route_limit)
     bonuses = graph.position.rules.bonuses(graph.position)
     arrays = graph_arrays(graph)
     distinct = list(dict.fromkeys(table.train for table in tables))
