@@ -169,6 +169,8 @@ def _params(body: str, part: str, where: str) -> dict[str, str]:
             raise PositionError(where, f"{part} key {key!r} is not supported")
         if key not in PART_KEYS[part] and key not in _DRAWING_KEYS:
             raise PositionError(where, f"unknown {part} key {key!r}")
+        if key in params:
+            raise PositionError(where, f"{part} key {key!r} given twice")
         params[key] = value
     return params
 

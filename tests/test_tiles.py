@@ -268,6 +268,10 @@ def test_path_needs_both_ends():
     assert "needs 'b'" in error("city=revenue:20;path=a:0").message
 
 
+def test_a_key_given_twice_is_an_error():
+    assert "key 'revenue' given twice" in error("city=revenue:20,revenue:30").message
+
+
 def test_bad_track():
     assert "unknown track 'wide'" in error("path=a:0,b:3,track:wide").message
 
