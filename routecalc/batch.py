@@ -92,25 +92,31 @@ class Settings:
     externals: dict[str, str] = field(default_factory=dict)  # solver name -> "CMD {file}"
 
 
-def reference_figures(reference: dict | None) -> dict[str, int]:
+def reference_figures(reference: Any) -> dict[str, int]:
     """The corpus wrapper's figures by source: ``optimum`` (the oracle's, where it
     is certified exact), ``recorded`` (the player's run as the engine scores it),
     ``autorouter`` (18xx.games), ``navig18xx``."""
-    if not reference:
-        return {}
+
+    def figure(source: str, key: str = "total") -> int | None:
+        """A whole number the wrapper holds, or None (absent, or not a figure)."""
+        part = reference.get(source) if isinstance(reference, dict) else None
+        value = part.get(key) if isinstance(part, dict) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
     figures = {}
-    oracle = reference.get("oracle") or {}
-    if oracle.get("exact") and oracle.get("total") is not None:
-        figures["optimum"] = oracle["total"]
-    recorded = (reference.get("recorded") or {}).get("total")
+    oracle = reference.get("oracle") if isinstance(reference, dict) else None
+    if isinstance(oracle, dict) and oracle.get("exact") is True and figure("oracle") is not None:
+        figures["optimum"] = figure("oracle")
+    recorded = figure("recorded")
     if recorded is None:  # old games store none: the engine's recomputed total stands in
-        recorded = (reference.get("recomputed") or {}).get("total")
-    if recorded is not None:
-        figures["recorded"] = recorded
-    if (reference.get("autorouter") or {}).get("total") is not None:
-        figures["autorouter"] = reference["autorouter"]["total"]
-    if (reference.get("best") or {}).get("revenue") is not None:
-        figures["navig18xx"] = reference["best"]["revenue"]
+        recorded = figure("recomputed")
+    for name, value in (
+        ("recorded", recorded),
+        ("autorouter", figure("autorouter")),
+        ("navig18xx", figure("best", "revenue")),
+    ):
+        if value is not None:
+            figures[name] = value
     return figures
 
 
@@ -124,8 +130,11 @@ def _item(key: str, data: Any) -> Item:
 
 
 def _read_lines(path: Path) -> Iterator[Item]:
+    """One position a line. Lines end at a newline only (a JSON string may
+    hold U+2028 and other line breaks of Unicode), and each is decoded on its
+    own, so that a bad byte spoils only its own line."""
     try:
-        lines = path.read_text().splitlines()
+        lines = path.read_bytes().split(b"\n")
     except OSError as exc:
         yield Item(str(path), error=(str(path), f"cannot read: {exc.strerror or exc}"))
         return
@@ -148,10 +157,13 @@ def _read_file(path: Path) -> Iterator[Item]:
         yield Item(str(path), error=(exc.where, exc.message))
 
 
-def read_inputs(inputs: Iterable[str | Path]) -> list[Item]:
+def read_inputs(inputs: Iterable[str | Path], results: Path | None = None) -> list[Item]:
     """The positions of files, folders (every ``*.json`` and ``*.jsonl`` below,
-    sorted) and JSON-lines files, each once, in the order given."""
+    sorted) and JSON-lines files, each once however it is named, in the order
+    given; never ``results`` (the run's own output, which may lie in a
+    folder read)."""
     items: dict[str, Item] = {}
+    seen = {results.resolve()} if results is not None else set()
     for given in inputs:
         path = Path(given)
         files = (
@@ -160,6 +172,9 @@ def read_inputs(inputs: Iterable[str | Path]) -> list[Item]:
             else [path]
         )
         for file in files:
+            if file.resolve() in seen:
+                continue
+            seen.add(file.resolve())
             for item in _read_file(file):
                 items.setdefault(item.key, item)
     return list(items.values())
@@ -329,30 +344,50 @@ def run_inline(jobs: Sequence[Job], settings: Settings) -> Iterator[dict]:
 def run_processes(
     jobs: Sequence[Job], settings: Settings, workers: int | None = None, batch_size: int | None = None
 ) -> Iterator[dict]:
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
+    """The jobs on a pool of local worker processes. A worker that dies (the
+    OOM killer, a signal) breaks the pool: every batch it held then gets a
+    line naming the error, and a new pool takes the jobs not yet handed out."""
     workers = workers or os.cpu_count() or 1
     work = WorkQueue(jobs)
+    while len(work):
+        yield from _pool_run(work, _solvers(jobs), settings, workers, batch_size)
+
+
+def _pool_run(
+    work: WorkQueue, solvers: list[str], settings: Settings, workers: int, batch_size: int | None
+) -> Iterator[dict]:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     # spawn, not fork: the parent may hold threads (OR-Tools, numba) that a fork would copy mid-state
     pool = ProcessPoolExecutor(
         workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_start_process,
-        initargs=(_solvers(jobs), settings),
+        initargs=(solvers, settings),
     )
+    running: dict = {}  # future -> its batch
+    broken = False
     try:
-        running = {
-            pool.submit(_process_batch, work.take(workers, batch_size))
-            for _ in range(workers * IN_FLIGHT_PER_WORKER)
-            if len(work)
-        }
-        while running:
-            done, running = wait(running, return_when=FIRST_COMPLETED)
+        while True:
+            while not broken and len(work) and len(running) < workers * IN_FLIGHT_PER_WORKER:
+                batch = work.take(workers, batch_size)
+                try:
+                    running[pool.submit(_process_batch, batch)] = batch
+                except BrokenProcessPool:  # broken since the last batch came back: the next pool takes it
+                    work.give_back(batch)
+                    broken = True
+            if not running:
+                return
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
-                yield from future.result()
-                if len(work):
-                    running.add(pool.submit(_process_batch, work.take(workers, batch_size)))
+                batch = running.pop(future)
+                try:
+                    yield from future.result()
+                except BrokenProcessPool as exc:
+                    broken = True
+                    yield from _lost_batch(batch, exc)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 
@@ -956,7 +991,7 @@ def batch_command(args, jobs: Callable[[Settings], list[Job]], output: Path) -> 
 def cli_batch(args) -> int:
     """``routecalc batch``: exit 0, 2 when a position could not be solved, 130 on Ctrl-C."""
     output = Path(args.output)
-    run = batch_command(args, lambda settings: jobs_for(read_inputs(args.inputs), [args.solver]), output)
+    run = batch_command(args, lambda settings: jobs_for(read_inputs(args.inputs, output), [args.solver]), output)
     if isinstance(run, int):
         return run
     nodes = ", ".join(f"{node} {count}" for node, count in sorted(run.nodes.items()))

@@ -248,7 +248,7 @@ def cli_bench(args) -> int:
 
     def jobs(settings: Settings) -> list[Job]:
         solvers.extend(name for name in settings.externals if name not in solvers)
-        return jobs_for(read_inputs(args.inputs), solvers)
+        return jobs_for(read_inputs(args.inputs, folder / RESULTS), solvers)
 
     run = batch_command(args, jobs, folder / RESULTS)
     if isinstance(run, int):

@@ -275,8 +275,8 @@ def seconds(text: str) -> float:
     return value
 
 
-def routes(text: str) -> int:
-    """An argument counting routes: a whole number of 1 or more."""
+def count(text: str) -> int:
+    """An argument counting something (routes, workers): a whole number of 1 or more."""
     if not text.isdecimal() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
     return int(text)
@@ -291,7 +291,7 @@ def _add_time_limit(parser: argparse.ArgumentParser, help_text: str) -> None:
 def add_batch_options(parser: argparse.ArgumentParser) -> None:
     """How ``batch`` and ``bench`` spread the work (the engine and its workers) and limit each solve."""
     _add_time_limit(parser, "seconds per position (default %(default)g)")
-    parser.add_argument("--route-limit", type=routes, default=None, metavar="N", help="routes per train at most")
+    parser.add_argument("--route-limit", type=count, default=None, metavar="N", help="routes per train at most")
     parser.add_argument(
         "--engine",
         default="auto",
@@ -299,8 +299,8 @@ def add_batch_options(parser: argparse.ArgumentParser) -> None:
         help="auto: Ray when installed, else local processes",
     )
     parser.add_argument("--address", default=None, metavar="HOST:PORT", help="join this Ray cluster")
-    parser.add_argument("--workers", type=int, default=None, help="default: every CPU (of the cluster)")
-    parser.add_argument("--batch-size", type=int, default=None, metavar="N", help="positions per task")
+    parser.add_argument("--workers", type=count, default=None, help="default: every CPU (of the cluster)")
+    parser.add_argument("--batch-size", type=count, default=None, metavar="N", help="positions per task")
     parser.add_argument("--resume", action="store_true", help="keep the output's lines and skip their positions")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     parser.add_argument(
@@ -332,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_time_limit(solve, "seconds (default %(default)g); a solve it stops answers the best found, status feasible")
     solve.add_argument(
         "--route-limit",
-        type=routes,
+        type=count,
         default=None,
         metavar="N",
         help="routes enumerated per train at most (the answer may then be feasible, not optimal)",
@@ -363,7 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the HTTP service and its web page")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+    serve.add_argument("--workers", type=count, default=1, help="uvicorn worker processes")
     serve.add_argument(
         "--threads",
         type=int,

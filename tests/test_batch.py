@@ -32,6 +32,7 @@ from routecalc.batch import (
     read_results,
     run_batch,
 )
+from routecalc.cli import main as cli_main
 from routecalc.errors import PositionError
 
 #: Every 25th corpus position (20, all four corpus games).
@@ -84,6 +85,46 @@ def test_inputs_from_files_folders_and_json_lines(tmp_path):
     assert records[f"{lines}:4"]["error"]["where"] == "format"  # {"hexes": 3} lacks the format first
     assert "invalid JSON" in records[str(bad)]["error"]["message"]
     assert records[f"{lines}:1"]["answer"]["revenue"] == optimum(SLICE[0])
+
+
+def test_a_json_lines_archive_breaks_only_at_newlines_and_a_bad_byte_spoils_one_line(tmp_path):
+    wrapper = json.loads(SLICE[0].read_text())
+    wrapper["reference"]["note"] = "one\u2028two\x0cthree"  # line breaks of Unicode inside a string
+    archive = tmp_path / "archive.jsonl"
+    archive.write_bytes(
+        json.dumps(wrapper, ensure_ascii=False).encode()
+        + b'\n{"note": "caf\xe9"}\n'
+        + SLICE[1].read_bytes().replace(b"\n", b"")
+        + b"\n"
+    )
+    items = {item.key: item for item in read_inputs([archive])}
+    assert sorted(items) == [f"{archive}:{n}" for n in (1, 2, 3)]
+    assert items[f"{archive}:1"].reference["optimum"] == optimum(SLICE[0])
+    assert "invalid JSON" in items[f"{archive}:2"].error[1]
+    assert items[f"{archive}:3"].position == json.loads(SLICE[1].read_text())["position"]
+
+
+def test_each_file_is_read_once_however_named_and_never_the_results(tmp_path, monkeypatch):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    one = folder / "one.json"
+    one.write_text(SLICE[0].read_text())
+    (folder / "results.jsonl").write_text('{"file": "an earlier run"}\n')
+    monkeypatch.chdir(tmp_path)
+    items = read_inputs(["games/one.json", one, "games/../games", folder], folder / "results.jsonl")
+    assert [item.key for item in items] == ["games/one.json"]
+
+
+@pytest.mark.parametrize(
+    "reference", ["see the notes", [1], {"oracle": "exact"}, {"oracle": {"total": "90", "exact": True}}]
+)
+def test_a_reference_that_holds_no_figures_is_no_reference(tmp_path, reference):
+    """The engine does not read the wrapper's reference: an odd one costs the
+    run nothing, its position is solved."""
+    wrapped = tmp_path / "odd.json"
+    wrapped.write_text(json.dumps({"position": json.loads(SLICE[0].read_text())["position"], "reference": reference}))
+    (item,) = read_inputs([wrapped])
+    assert item.error is None and not item.reference
 
 
 def test_batch_in_process_on_the_slice(tmp_path):
@@ -225,3 +266,10 @@ def test_an_address_that_answers_but_is_no_ray_cluster_is_a_named_error(tmp_path
     assert raised.value.where == "address"
     assert f"what answers at 127.0.0.1:{port} is not a Ray cluster" in raised.value.message
     assert waited < 10  # the timeout (0.5 s), not Ray's minutes
+
+
+@pytest.mark.parametrize("option", ["--workers", "--batch-size"])
+def test_a_count_below_one_is_refused(tmp_path, option, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli_main(["batch", str(SLICE[0]), "-o", str(tmp_path / "out.jsonl"), option, "-1"])
+    assert stop.value.code == 2 and option in capsys.readouterr().err
