@@ -86,14 +86,20 @@ def p90(values: Sequence[float]) -> float:
     return ordered[max(0, -(-len(ordered) * 9 // 10) - 1)]
 
 
+def others_best(record: dict) -> int | None:
+    """The best figure a player or another tool reached (not the oracle's optimum)."""
+    return max((v for k, v in (record.get("reference") or {}).items() if k != "optimum"), default=None)
+
+
+def below_others(record: dict) -> bool:
+    got, best = revenue(record), others_best(record)
+    return got is not None and best is not None and got < best
+
+
 def row_of(solver: str, records: Sequence[dict]) -> SolverRow:
     seconds = [r["seconds"] for r in records]
     certified = [r for r in records if "optimum" in (r.get("reference") or {})]
-    below = [
-        r
-        for r in records
-        if revenue(r) is not None and r.get("reference") and revenue(r) < max(r["reference"].values())
-    ]
+    below = [r for r in records if below_others(r)]
     return SolverRow(
         solver=solver,
         positions=len(records),
@@ -138,7 +144,7 @@ def _misses(results: Sequence[dict]) -> list[str]:
             out.append(f"- {r['solver']} on {r['file']}: {r['error']['message']}")
         elif "optimum" in figures and got != figures["optimum"]:
             out.append(f"- {r['solver']} on {r['file']}: {got}, certified optimum {figures['optimum']}")
-        elif figures and got < max(figures.values()):
+        elif below_others(r):
             out.append(f"- {r['solver']} on {r['file']}: {got}, below {figures}")
     return out
 
@@ -197,9 +203,15 @@ def _reference(record: dict) -> int | None:
     return figures.get("optimum", max(figures.values(), default=None))
 
 
-def report(results_path: Path, folder: Path, solvers: Sequence[str]) -> list[SolverRow]:
-    """report.md and the plots, from the results file alone."""
+def report(
+    results_path: Path, folder: Path, solvers: Sequence[str], jobs: Sequence[Job] | None = None
+) -> list[SolverRow]:
+    """report.md and the plots, from the results file alone; with ``jobs``, from
+    its lines for those jobs only (a resumed file may hold other runs' lines)."""
     results = read_results(results_path)
+    if jobs is not None:
+        asked = {(job.item.key, job.solver) for job in jobs}
+        results = [r for r in results if (r["file"], r["solver"]) in asked]
     rows = table(results, solvers)
     misses = _misses(results)
     plot(results, solvers, folder)
@@ -229,7 +241,8 @@ def report(results_path: Path, folder: Path, solvers: Sequence[str]) -> list[Sol
 
 
 def cli_bench(args) -> int:
-    """``routecalc bench``: results, table and plots in the output folder."""
+    """``routecalc bench``: results, table and plots in the output folder; exit 0,
+    2 when a position could not be solved (as ``batch``), 130 on Ctrl-C."""
     import sys
 
     from .batch import batch_command
@@ -242,18 +255,21 @@ def cli_bench(args) -> int:
             file=sys.stderr,
         )
         return 2
-    solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
+    solvers = list(dict.fromkeys(s.strip() for s in args.solvers.split(",") if s.strip()))
     folder = Path(args.output)
     folder.mkdir(parents=True, exist_ok=True)
 
+    chosen: list[Job] = []
+
     def jobs(settings: Settings) -> list[Job]:
         solvers.extend(name for name in settings.externals if name not in solvers)
-        return jobs_for(read_inputs(args.inputs, folder / RESULTS), solvers)
+        chosen.extend(jobs_for(read_inputs(args.inputs, folder / RESULTS), solvers))
+        return chosen
 
     run = batch_command(args, jobs, folder / RESULTS)
     if isinstance(run, int):
         return run
-    rows = report(folder / RESULTS, folder, solvers)
+    rows = report(folder / RESULTS, folder, solvers, chosen)
     print(
         f"{run.written} solves in {run.wall_seconds:.2f} s wall (the first after {run.start_seconds:.2f} s)",
         file=sys.stderr,
@@ -262,4 +278,4 @@ def cli_bench(args) -> int:
         print(run.engine.text(), file=sys.stderr)
     print(markdown(rows))
     print(f"report: {folder / REPORT}; plots: {', '.join(f'{p}.svg/.png' for p in PLOTS)}", file=sys.stderr)
-    return 0
+    return 2 if run.summary.errors else 0
