@@ -4,9 +4,10 @@ For each position: routes enumerated, the fast solver's time (best of
 ``--rounds`` solves, graph compilation included, loading excluded), the
 peer's time on this kind of machine and the ratio peer / fast. The peer is
 navig18xx for its three 1867 final-round files (``reference.earlier_run``,
-the run the corpus README quotes) and the 18xx.games auto-router for the
-recorded games (``reference.autorouter.seconds``). Every answer is checked
-against the oracle before it is timed.
+the faster of the two navig18xx timings the corpus README describes) and
+the 18xx.games auto-router for the recorded games
+(``reference.autorouter.seconds``). Every answer is checked against the
+oracle before it is timed.
 
     .venv/bin/python benchmarks/fast_table.py            # summary, navig files, slowest positions
     .venv/bin/python benchmarks/fast_table.py --all      # every position
