@@ -296,16 +296,18 @@ def test_auto_demands_the_caps_together_within_less_work(handed):
 
 
 def test_auto_reaches_the_maxima_led_by_each_route_in_turn(handed):
-    """stress-1867-express-8 (a 5+5E, then an 8): the branch and bound
-    proves the 5+5E's 820 but not the 8's 560, whose route a CP-SAT demand
-    of its bound finds. Led by the 5+5E's 820, the 8 cannot earn 560; led
-    by the 8's route, the 5+5E finds a route of 820 on the track left: a
-    set earning both maxima, handed to CP-SAT as optimal."""
+    """stress-1867-express-8 (a 5+5E, then an 8): neither maximum is proven
+    within the branch and bound's steps; CP-SAT proves the 5+5E's 820 alone,
+    and a CP-SAT demand of the 8's bound finds its 560 route. Led by the
+    5+5E's 820, the 8 cannot earn 560; led by the 8's route, the 5+5E finds
+    a route of 820 on the track left: a set earning both maxima, handed to
+    CP-SAT as optimal."""
     position = load_position_file(ROOT / "fixtures" / "stress-1867-express-8.json")
     graph = compile_position(position)
     answer = auto.solve_auto(position, graph)
     maxima = answer["stats"]["auto"]["maxima"]
-    assert maxima["5+5E"]["maximum"] == 820 and maxima["8"]["steps"] == auto.MAXIMUM_STEPS
+    assert maxima["5+5E"]["steps"] == maxima["8"]["steps"] == auto.MAXIMUM_STEPS
+    assert (maxima["5+5E"]["cpsat_bound"], maxima["5+5E"]["cpsat_route"]) == (820, 820)
     assert (maxima["8"]["cpsat_bound"], maxima["8"]["cpsat_route"]) == (560, 560)
     assert handed["known_maxima"] == {0: 820, 1: 560}
     assert [(r.train, r.revenue) for r in handed["hint"]] == [(1, 560), (0, 820)]

@@ -12,7 +12,7 @@ import dataclasses
 import pytest
 from boards import cell, city, column, line_board, offboard, position, route, stop, town, track, visit_bonus
 
-from routecalc import PositionError, load_position, validate
+from routecalc import PositionError, api, load_position, validate
 from routecalc.errors import RouteViolation
 from routecalc.validate import RouteSetValidator
 
@@ -456,6 +456,22 @@ def test_fill_pays_towns_in_the_spare_city_slots():
     pos = line_board(city(20), town(10), town(30), trains=[two])
     (r,) = validate(pos, [route("2", "A1-0", "A3-0", "A5-0")])["routes"]
     assert (r["revenue"], r["skip"]) == (50, ["A3-0"])
+
+
+def test_fill_never_takes_a_slot_from_the_first_groups_stops():
+    """Only the slots the first group's visited stops leave unused fill: a
+    2-train that visits two cities pays both, never a richer town instead."""
+    two = {"name": "2", "fill": True, "distance": [dict(FIVE["distance"][0], pay=2, visit=2), FIVE["distance"][1]]}
+    pos = line_board(city(50), city(10), town(20), trains=[two])
+    (r,) = validate(pos, [route("2", "A1-0", "A3-0", "A5-0")])["routes"]
+    assert (r["revenue"], r["skip"]) == (60, ["A5-0"])
+    assert api.solve(pos)["revenue"] == 60
+    # The offboard takes the express's one slot, so the token city is passed unpaid.
+    filled = dict(PLUS_E, fill=True)
+    assert (
+        violation(line_board(offboard(20), city(30), token_at=1, trains=[filled]), [route("1+1E", "A1-0", "A3-0")]).rule
+        == "no_token"
+    )
 
 
 def test_multiplier():

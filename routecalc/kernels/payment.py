@@ -3,8 +3,8 @@
 enumeration.
 
 The choice is a greedy over a matroid: each distance group has ``pay``
-slots, and with ``fill`` the first group's unused slots take stops of any
-group. For a matroid the greedy by value is optimal, also when a set of
+slots, and with ``fill`` the slots the first group's visited stops leave
+unused take stops of the other groups. For a matroid the greedy by value is optimal, also when a set of
 stops is forced in first; the only stops worth forcing are a token stop
 (the token rule) and stops in bonus cells (bonuses depend on where the
 paying stops are), so the search tries each token stop times every subset
@@ -57,7 +57,7 @@ class PayWork(NamedTuple):
     special: np.ndarray  # int64: positions of stops in bonus cells
     combo: np.ndarray  # int64: the bonus stops forced now
     paid: np.ndarray  # bool: the choice being built
-    room: np.ndarray  # int64[G]: free pay slots per group
+    room: np.ndarray  # int64[G + 1]: free pay slots per group, then the first group's left to fill
 
 
 def pay_work(route: np.ndarray, groups: int) -> PayWork:
@@ -72,7 +72,7 @@ def pay_work(route: np.ndarray, groups: int) -> PayWork:
         np.zeros(n, np.int64),
         np.zeros(n, np.int64),
         np.zeros(n, np.bool_),
-        np.zeros(max(groups, 1), np.int64),
+        np.zeros(max(groups, 1) + 1, np.int64),
     )
 
 
@@ -129,10 +129,17 @@ def pay(n, pt, w):
         if room[g] > 0:
             room[g] -= 1
             return True
-        if fill and g != 0 and room[0] > 0:
-            room[0] -= 1
+        if fill and g != 0 and room[num_groups] > 0:
+            room[num_groups] -= 1
             return True
         return False
+
+    def reset_room(first_visits):
+        """Every group's pay slots; with ``fill``, the first group's slots its
+        own visited stops leave unused go to the other groups (room[G])."""
+        for g in range(num_groups):
+            room[g] = pay_slots[g]
+        room[num_groups] = max(0, pay_slots[0] - first_visits) if fill else 0
 
     def value(chosen):
         """Revenue of the stops route[i] with chosen[i], bonuses included."""
@@ -172,9 +179,12 @@ def pay(n, pt, w):
         return (total + mult_bonus) * multiplier + plain_bonus
 
     has_token = False
+    first_visits = 0
     for i in range(n):
         if token[route[i]]:
             has_token = True
+        if group[route[i]] == 0:
+            first_visits += 1
     if not has_token:
         return -1
     if pt.every:
@@ -191,8 +201,7 @@ def pay(n, pt, w):
         order[j] = i
     # No choice earns more than the unforced greedy with every bonus of the
     # route's stops: once a choice reaches that, the rest are not tried.
-    for g in range(num_groups):
-        room[g] = pay_slots[g]
+    reset_room(first_visits)
     unpaid = 0
     for j in range(n):
         i = order[j]
@@ -214,8 +223,7 @@ def pay(n, pt, w):
                 combo[i] = i
             while True:
                 # forced: the token stop, then the chosen bonus stops; then the rest by weight
-                for g in range(num_groups):
-                    room[g] = pay_slots[g]
+                reset_room(first_visits)
                 for i in range(n):
                     paid[i] = False
                 ok = take(route[t])

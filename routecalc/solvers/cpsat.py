@@ -450,8 +450,15 @@ class PathModel:
                     overflow.append(extra)
                 elif len(lits) > pay:
                     m.add(sum(lits) <= pay)
-            if overflow:
-                m.add(sum(counts.get(0, [])) + sum(overflow) <= int(table.pay[0]))
+            if overflow:  # other groups' stops paid in the slots the first group's visits leave unused
+                first = [tv.visit[s] for s in tv.stops if cat_group[s] == 0]
+                pay0 = int(table.pay[0])
+                if len(first) <= pay0 or int(table.visit[0]) <= pay0:
+                    m.add(sum(first) + sum(overflow) <= pay0)
+                else:
+                    spare = m.new_int_var(0, pay0, f"spare{t}")
+                    m.add_max_equality(spare, [0, pay0 - sum(first)])
+                    m.add(sum(overflow) <= spare)
         m.add(sum(tv.pay[s] for s in tv.stops if graph.flags[s] & TOKEN) >= tv.run)
 
         weight = table.worth * table.group_mult[np.maximum(cat_group, 0)]

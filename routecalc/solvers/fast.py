@@ -249,7 +249,15 @@ def ceiling(table: PayTable) -> int:
         return 0
     stops = np.flatnonzero((table.group >= 0) & (table.weight > 0)).astype(np.int64)
     anywhere = table._replace(token=np.ones_like(table.token), bonus_kind=table.bonus_kind[:0], divisor=1, factor=1)
-    best = max(int(pay(len(stops), anywhere, pay_work(stops, len(table.pay)))), 0)
+    routes = [stops]
+    if table.fill:
+        # a route visiting only its k best first-group stops leaves the rest of
+        # their slots to the other groups: the best k is not known beforehand
+        first = stops[table.group[stops] == 0]
+        first = first[np.argsort(-table.weight[first], kind="stable")]
+        others = stops[table.group[stops] != 0]
+        routes = [np.concatenate([first[:k], others]) for k in range(min(int(table.pay[0]), len(first)) + 1)]
+    best = max(max(int(pay(len(r), anywhere, pay_work(r, len(table.pay)))) for r in routes), 0)
     bonus = 0
     visitable = np.flatnonzero(table.group >= 0)  # a visit bonus counts stops worth nothing too
     for b, kind in enumerate(table.bonus_kind):

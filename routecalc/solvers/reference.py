@@ -32,6 +32,8 @@ def exhaustive_payment(stops: list[int], table: TrainTable, graph: TrackGraph, b
     weights = {s: int(worth[s]) * int(table.group_mult[table.group_of[graph.category[s]]]) for s in stops}
     pay = [int(p) for p in table.pay]
     fill = table.train.fill
+    # fill: the slots the first group's visited stops leave unused pay stops of the other groups
+    spare = max(0, pay[0] - sum(1 for s in stops if table.group_of[graph.category[s]] == 0)) if fill else 0
     best = None
     # A train that pays every stop it visits has one admissible set: all of them.
     sizes = [len(stops)] if table.train.pays_every_stop else range(len(stops), 0, -1)
@@ -41,7 +43,7 @@ def exhaustive_payment(stops: list[int], table: TrainTable, graph: TrackGraph, b
             for s in paid:
                 counts[table.group_of[graph.category[s]]] += 1
             over = sum(max(0, n - p) for n, p in zip(counts[1:], pay[1:]))
-            fits = counts[0] + (over if fill else 0) <= pay[0] and (fill or over == 0)
+            fits = counts[0] <= pay[0] and over <= spare
             if not fits or not any(graph.flags[s] & TOKEN for s in paid):
                 continue
             revenue = route_revenue(list(paid), table, graph, bonuses, weights)
