@@ -4,11 +4,11 @@ enumeration.
 
 The choice is a greedy over a matroid: each distance group has ``pay``
 slots, and with ``fill`` the slots the first group's visited stops leave
-unused take stops of the other groups. For a matroid the greedy by value is optimal, also when a set of
-stops is forced in first; the only stops worth forcing are a token stop
-(the token rule) and stops in bonus cells (bonuses depend on where the
-paying stops are), so the search tries each token stop times every subset
-of bonus stops.
+unused take stops of the other groups. For a matroid the greedy by value
+is optimal, also when a set of stops is forced in first; the only stops
+worth forcing are a token stop (the token rule) and stops in bonus cells
+(bonuses depend on where the paying stops are), so the search tries each
+token stop times every subset of bonus stops.
 
 A :class:`PayTable` holds one train's arrays over the graph's stops
 (:func:`routecalc.scoring.pay_table` builds it); bonuses are bit sets: bit
