@@ -7,7 +7,7 @@ by construction one the validator accepts.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from . import deadline
@@ -154,9 +154,9 @@ class RouteSetValidator:
         yield first
         trains = self.position.trains
         chosen = list(first)
-        for told in dict.fromkeys(self._told_apart_by(k) for k in first):
-            at = [i for i, k in enumerate(first) if self._told_apart_by(k) == told]
-            mine = [k for k in range(len(trains)) if self._told_apart_by(k) == told]
+        for name in dict.fromkeys(trains[k].name for k in first):
+            at = [i for i, k in enumerate(first) if trains[k].name == name]
+            mine = [k for k, t in enumerate(trains) if t.name == name]
             if len({trains[k] for k in mine}) == 1:
                 continue
             pays = {}  # (route, kind of train) -> revenue of the route alone, or None
@@ -173,20 +173,21 @@ class RouteSetValidator:
         if chosen != first:
             yield chosen
 
-    def _told_apart_by(self, train: int) -> Hashable:
-        """What a proposal says of a route's train: its name only, so routes
-        of one name may run on any train of that name."""
-        return self.position.trains[train].name
-
     def _alone(self, rj: Any, i: int, train: int) -> int | None:
         """The revenue of route ``i`` run alone by ``train``, or None if it breaks a rule."""
         try:
             stops = self._stops(rj, i)
             conns = self._connections(rj, i, stops, train, set())
             check_route(stops, conns, self.tables[train], self.graph, i)
-            return score_route(Route(train, stops, conns), self.tables[train], self.graph, i).revenue
+            route = score_route(Route(train, stops, conns), self.tables[train], self.graph, i)
+            return self._game_rules(rj, route, i)
         except RouteViolation:
             return None
+
+    def _game_rules(self, rj: dict, route: Route, i: int) -> int:
+        """The revenue of a route the generic checks passed, by the game's own
+        rules (a subclass's hook; raises RouteViolation): here, as scored."""
+        return route.revenue
 
     def _scored(self, routes_json: list, trains: list[int]) -> list[Route]:
         """The routes, run by ``trains``, checked and scored; or the first broken rule."""
@@ -198,6 +199,7 @@ class RouteSetValidator:
             route = Route(train, stops, conns)
             check_route(stops, conns, self.tables[train], self.graph, i)
             score_route(route, self.tables[train], self.graph, i)
+            self._game_rules(rj, route, i)
             for c in conns:
                 for p in self.graph.conn_pieces[c]:
                     if p in used:

@@ -169,6 +169,26 @@ def test_trains_of_one_name_may_differ_in_obsolete():
     assert validate(board, [up, down])["revenue"] == validate(board, [down, up])["revenue"] == 130
 
 
+@pytest.mark.parametrize(
+    "trains, options",
+    [
+        (["3", {"name": "3", "obsolete": True}], {}),
+        ([{"name": "3", "obsolete": True}, {"name": "3", "wagon": 2}], {"wagons": []}),
+    ],
+)
+def test_a_major_route_goes_to_the_train_that_may_run_it_in_any_order(trains, options):
+    """Three stops only the fresh 3 (or the one with the wagon) may run,
+    two stops either: by 18Cuba's rules, an obsolete 3 runs two, and not
+    three even with a stop beyond its range that is no harbor."""
+    board = line(
+        city(20), city(30), city(40), city(50), city(60), tokens={0: [["A"]], 3: [["A"]]}, trains=trains, **options
+    )
+    three, two = route("3", "A1-0", "A3-0", "A5-0"), route("3", "A7-0", "A9-0")
+    assert validate(board, [three, two])["revenue"] == validate(board, [two, three])["revenue"] == 200
+    answer = solve(board)
+    assert validate(board, answer["routes"][::-1])["revenue"] == answer["revenue"] == 230
+
+
 def test_minor_without_a_route_earns_no_machines():
     board = line(
         mill(30, path=NARROW),

@@ -420,15 +420,25 @@ def solve_cuba(position: Position, limits: Limits) -> dict:
 
 
 class CubaValidator(RouteSetValidator):
-    """The route validator pairing a route with a train that carries the
-    ``wagon`` the route names (its own wagon, else none of its own), so that
-    trains of one name with different wagons are told apart; among trains of
-    one name and wagon (obsolete or not) the base class's matching chooses."""
+    """The route validator with 18Cuba's route rules (:meth:`Game.cuba_route`)
+    on top of the generic checks, pairing a route first with a train that
+    carries the ``wagon`` the route names (its own wagon, else none of its
+    own); where trains of one name differ (obsolete, their wagons) the base
+    class's matching gives the routes to them by these rules."""
 
     route_engine_only = False
 
-    def _told_apart_by(self, train: int) -> Hashable:
-        return self.position.trains[train].name, self.position.trains[train].wagon
+    def __init__(self, position: Position, game: Game):
+        super().__init__(position, game.graph)
+        self.game = game
+
+    def _game_rules(self, rj: dict, route: Route, i: int) -> int:
+        want, own = rj.get("wagon", 0), self.position.trains[route.train].wagon
+        if want and own and want != own:
+            raise RouteViolation(
+                "wagon", f"the {self.position.trains[route.train].name} carries its own {own}-wagon", i
+            )
+        return self.game.cuba_route(route, i).route.revenue
 
     def _train(self, rj: Any, i: int, free: list[int]) -> int:
         if isinstance(rj, dict):
@@ -453,7 +463,7 @@ def validate_cuba(position: Position, proposal: Any, game: Game | None = None) -
             raise RouteViolation("fc_runs", "the FC runs no routes: its income is its token cities and the sugar")
         return fc_income(position)
     game = game or Game(position)
-    validator = CubaValidator(position, game.graph)
+    validator = CubaValidator(position, game)
     routes = validator.routes(proposal)
     raw = proposal["routes"] if isinstance(proposal, dict) else proposal
     runs = [game.cuba_route(r, i) for i, r in enumerate(routes)]
