@@ -21,6 +21,7 @@ from pathlib import Path
 
 from . import deadline
 from .errors import PositionError, RouteViolation
+from .limits import MAX_SECONDS, seconds_ok
 from .model import Position, load_position, read_json
 from .solvers import DEFAULT_SOLVER, KERNEL_SOLVERS, SOLVERS
 
@@ -265,13 +266,14 @@ def cmd_bench(args) -> int:
 
 
 def seconds(text: str) -> float:
-    """An argument in seconds: a number above 0 (argparse names the option otherwise)."""
+    """An argument in seconds: a number above 0 and at most ``MAX_SECONDS``
+    (argparse names the option otherwise)."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    if not seconds_ok(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0 and at most {MAX_SECONDS:,}")
     return value
 
 

@@ -144,7 +144,7 @@ def _short(value: Any) -> str:
     text = (
         repr(value)
         if not isinstance(value, int)
-        else (str(value) if abs(value) < 10**30 else f"of {len(str(abs(value)))} digits")
+        else (str(value) if abs(value) < 10**30 else f"of some {int(value.bit_length() * 0.30103) + 1} digits")
     )
     return text if len(text) <= 40 else text[:37] + "..."
 

@@ -437,6 +437,7 @@ def test_long_strings_big_arrays_and_lone_surrogates_are_named():
 
 def test_positions_built_in_python_are_checked_too():
     fails(with_(("company",), "A\udc80"), "company", "lone surrogate")
+    fails(with_(("trains",), [{"name": "x", "distance": 10**5000}]), "trains[0].distance", "some 5001 digits")
     fails(with_(("options",), {"no_hex_twice": float("nan")}), "options.no_hex_twice", "out of range")
     fails(with_(("trains",), [{"name": "2", "multiplier": 2**59}]), "trains[0].multiplier", "out of range")
     fails(with_(("trains",), ("2",)), "trains", "not a JSON value")

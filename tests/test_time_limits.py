@@ -242,6 +242,8 @@ def test_the_kernels_first_load_is_not_counted_in_the_limit(monkeypatch):
         ({"time_limit": float("nan")}, "time_limit"),
         ({"time_limit": "3"}, "time_limit"),
         ({"time_limit": True}, "time_limit"),
+        ({"time_limit": float("inf")}, "time_limit"),
+        ({"time_limit": 10**400}, "time_limit"),
         ({"route_limit": 0}, "route_limit"),
         ({"route_limit": "5"}, "route_limit"),
         ({"route_limit": 2.0}, "route_limit"),
@@ -253,7 +255,14 @@ def test_a_limit_that_is_none_is_named(limits, where):
     assert err.value.where == where
 
 
-@pytest.mark.parametrize("option, value", [("--time-limit", "0"), ("--time-limit", "nan"), ("--route-limit", "0")])
+def test_numbers_of_any_kind_are_limits():
+    board = line_board(city(20), city(30), trains=["2"])
+    assert api.solve(board, time_limit=np.float32(5), route_limit=np.int64(100))["revenue"] == 50
+
+
+@pytest.mark.parametrize(
+    "option, value", [("--time-limit", "0"), ("--time-limit", "nan"), ("--time-limit", "inf"), ("--route-limit", "0")]
+)
 def test_the_command_line_refuses_a_limit_that_is_none(option, value, capsys):
     with pytest.raises(SystemExit) as stop:
         cli_main(["solve", str(FIXTURES / "1830-late.json"), option, value])
