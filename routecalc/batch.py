@@ -37,7 +37,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -345,17 +345,29 @@ def run_processes(
     jobs: Sequence[Job], settings: Settings, workers: int | None = None, batch_size: int | None = None
 ) -> Iterator[dict]:
     """The jobs on a pool of local worker processes. A worker that dies (the
-    OOM killer, a signal) breaks the pool: every batch it held then gets a
-    line naming the error, and a new pool takes the jobs not yet handed out."""
+    OOM killer, a signal) breaks the pool and every batch it held; those jobs
+    then run one at a time on a pool of one worker, so that only a job that
+    breaks its worker again gets a line naming the error, and a new pool
+    takes the jobs not yet handed out."""
     workers = workers or os.cpu_count() or 1
+    solvers = _solvers(jobs)
     work = WorkQueue(jobs)
     while len(work):
-        yield from _pool_run(work, _solvers(jobs), settings, workers, batch_size)
+        broken = yield from _pool_run(work, solvers, settings, workers, batch_size, workers * IN_FLIGHT_PER_WORKER)
+        if broken:
+            alone = WorkQueue(broken[0])
+            while len(alone):
+                again = yield from _pool_run(alone, solvers, settings, 1, 1, 1)
+                if again:
+                    yield from _lost_batch(*again)
 
 
 def _pool_run(
-    work: WorkQueue, solvers: list[str], settings: Settings, workers: int, batch_size: int | None
-) -> Iterator[dict]:
+    work: WorkQueue, solvers: list[str], settings: Settings, workers: int, batch_size: int | None, in_flight: int
+) -> Generator[dict, None, tuple[list[Job], Exception] | None]:
+    """Hand ``work`` out to a new pool, at most ``in_flight`` batches at once,
+    and yield the lines; return the jobs of the batches it held when it
+    broke, and why, or None once the work is done."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
@@ -368,26 +380,27 @@ def _pool_run(
         initargs=(solvers, settings),
     )
     running: dict = {}  # future -> its batch
-    broken = False
+    held: list[Job] = []  # the jobs of the batches the broken pool took down
+    broke: Exception | None = None
     try:
         while True:
-            while not broken and len(work) and len(running) < workers * IN_FLIGHT_PER_WORKER:
+            while broke is None and len(work) and len(running) < in_flight:
                 batch = work.take(workers, batch_size)
                 try:
                     running[pool.submit(_process_batch, batch)] = batch
-                except BrokenProcessPool:  # broken since the last batch came back: the next pool takes it
+                except BrokenProcessPool as exc:  # broken since the last batch came back
                     work.give_back(batch)
-                    broken = True
+                    broke = exc
             if not running:
-                return
+                return (held, broke) if broke is not None else None
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
                 batch = running.pop(future)
                 try:
                     yield from future.result()
                 except BrokenProcessPool as exc:
-                    broken = True
-                    yield from _lost_batch(batch, exc)
+                    held += batch
+                    broke = exc
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 

@@ -273,3 +273,15 @@ def test_a_count_below_one_is_refused(tmp_path, option, capsys):
     with pytest.raises(SystemExit) as stop:
         cli_main(["batch", str(SLICE[0]), "-o", str(tmp_path / "out.jsonl"), option, "-1"])
     assert stop.value.code == 2 and option in capsys.readouterr().err
+
+
+def test_a_job_that_kills_its_worker_is_named_and_the_rest_are_solved():
+    """An external solver that kills the worker process running it (as the
+    OOM killer would) breaks the pool: the batches it held run again one job
+    at a time, so only that job gets an error line; every other is solved."""
+    items = read_inputs(SLICE[:5])
+    boom = f'{sys.executable} -c "import os; os.kill(os.getppid(), 9)" {{file}}'
+    jobs = jobs_for(items, ["fast"]) + [Job(items[2], "boom")]
+    lines = list(batch.run_processes(jobs, Settings(externals={"boom": boom}), workers=2, batch_size=2))
+    assert sorted((r["file"], r["solver"]) for r in lines) == sorted((j.item.key, j.solver) for j in jobs)
+    assert [(r["solver"], r["error"]["kind"]) for r in lines if "error" in r] == [("boom", "BrokenProcessPool")]
