@@ -348,6 +348,7 @@ def test_a_time_limit_holds_on_the_worst_board():
     The elapsed-time checks are loose (a shared machine): a guard against a
     search that ignores its limit, not a speed test."""
     data = fixture("xs-seed-size-3", actions=8)
+    solve(data, time_limit=0.05)  # the kernels compiled first (a fresh clone's cache is empty): not the limit's cost
     started = time.thread_time()  # this thread's: not other tests' threads in this process
     answer = solve(data, time_limit=0.05)
     assert time.thread_time() - started < 0.05 + 1.0
