@@ -172,9 +172,9 @@ def read_inputs(inputs: Iterable[str | Path], results: Path | None = None) -> li
             else [path]
         )
         for file in files:
-            if file.resolve() in seen:
+            if (real := file.resolve()) in seen:
                 continue
-            seen.add(file.resolve())
+            seen.add(real)
             for item in _read_file(file):
                 items.setdefault(item.key, item)
     return list(items.values())
