@@ -87,10 +87,11 @@ class Revenue:
         entries = []
         for item in text.split("|"):
             colors, sep, amount = item.rpartition("_")
-            if not sep or not all(colors.split("/")):
+            names = colors.split("/")  # yellow/green_30: both colours
+            if not sep or not all(names):
                 raise PositionError(where, f"revenue entry {item!r} is not colour_value")
             value = _int(amount, where, "revenue")
-            entries += [(color, value) for color in colors.split("/")]  # yellow/green_30: both colours
+            entries += [(color, value) for color in names]
         return cls(by_color=tuple(entries))
 
 

@@ -53,7 +53,7 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
     if heavy:
         choice_nodes = 0
     stops = CubaStops.of(graph)
-    tables, listed = list_routes(graph, stops, limits.route_limit, clock)
+    tables, listed = list_routes(graph, stops, limits.route_limit, clock, worthless=game.machines > 0)
     complete = all(found.found.complete for found in listed)
     # Two searches, the trains richest first and poorest first (which is
     # faster depends on the board), take turns by chunks of nodes and share

@@ -83,10 +83,11 @@ class CubaRoutes:
 
 
 def list_routes(
-    graph: TrackGraph, stops: CubaStops, route_limit: int | None, clock: Clock
+    graph: TrackGraph, stops: CubaStops, route_limit: int | None, clock: Clock, worthless: bool = False
 ) -> tuple[list[TrainTable], list[CubaRoutes]]:
     """Per train of the position: its kernel table and its listed routes
-    (trains of one kind share one listing)."""
+    (trains of one kind share one listing); ``worthless``: routes earning
+    nothing are listed too (a minor's machines pay once it runs at all)."""
     arrays = graph_arrays(graph)
     flags = arrays.flags | np.where(arrays.flags & HOME_END, END_ONLY, 0)
     arrays = arrays._replace(flags=flags.astype(np.int64))
@@ -97,8 +98,6 @@ def list_routes(
     harbor = np.array([graph.position.nodes[int(i)].kind == "harbor" for i in graph.stop_node], np.bool_)
     mill_bit = _bits(graph.num_stops, stops.mills)
     fc_bit = _bits(graph.num_stops, stops.fc)
-    # a minor's machines pay once it runs at all: a route earning nothing may earn them
-    machines = sum(graph.position.options.get("machines", {}).get(graph.position.company, []))
     for table in tables:
         if table.train in listed:
             continue
@@ -113,7 +112,7 @@ def list_routes(
             route_limit,
             clock,
             (0.5 * j / len(kinds), 0.5 / len(kinds)),
-            prune=enum.new_prune(len(table.pay), floor=-1) if machines else None,
+            prune=enum.new_prune(len(table.pay), floor=-1) if worthless else None,
         )
         buf = found.buffer
         n = len(found.rows)
