@@ -17,6 +17,9 @@ from .errors import PositionError
 
 NODE_TYPES = ("city", "town", "offboard", "junction")
 TRACKS = ("broad", "narrow", "dual")
+#: Track drawn on a map that no train runs on (1822PNW's and 1822MX's ferry
+#: lines): read, and left out of the board like an ``ignore:1`` path.
+THIN = "thin"
 
 #: Parts that only serve drawing or tile laying.
 IGNORED_PARTS = frozenset(
@@ -286,8 +289,10 @@ def _paths(params: dict[str, str], where: str, num_nodes: int, num_edges: int) -
     a = _end(params.get("a"), "a", where, num_nodes, num_edges)
     b = _end(params.get("b"), "b", where, num_nodes, num_edges)
     track = params.get("track", "broad")
+    if track == THIN:
+        return []
     if track not in TRACKS:
-        raise PositionError(where, f"unknown track {track!r} (broad, narrow or dual)")
+        raise PositionError(where, f"unknown track {track!r} (broad, narrow, dual or thin)")
     terminal = params.get("terminal", "0") not in ("0", "false")
     lanes = _int(params.get("lanes", "1"), where, "lanes", 1, MAX_LANES)
     a_lane, b_lane = _lane(params.get("a_lane"), where), _lane(params.get("b_lane"), where)

@@ -123,6 +123,23 @@ def test_ignored_path_is_dropped():
     assert tile("path=a:0,b:3,ignore:1;path=a:1,b:4").paths[0].a.edge == 1
 
 
+def test_thin_track_is_read_and_carries_no_train():
+    """1822PNW's and 1822MX's pre-printed water cells draw ferry lines as
+    ``track:thin``, which no train runs on: the board loads, and the 50
+    across the thin track stays out of reach (the 2-train earns 20 + 10)."""
+    assert [p.a.edge for p in tile("junction;path=a:4,b:_0,terminal:1;path=a:0,b:4,track:thin").paths] == [4]
+    board = position(
+        [
+            cell("C3", "city=revenue:20;path=a:0,b:_0;path=a:3,b:_0", tokens=[["A"]]),
+            cell("C5", "path=a:3,b:0,track:thin"),
+            cell("C7", "city=revenue:50;path=a:3,b:_0"),
+            cell("C1", "town=revenue:10;path=a:0,b:_0"),
+        ],
+        ["2"],
+    )
+    assert solve(board)["revenue"] == 30
+
+
 def test_border_impassable_and_other_types():
     t = tile("border=edge:2,type:impassable;border=edge:4,type:water,cost:20;border=edge:5")
     assert t.borders == (2,)
