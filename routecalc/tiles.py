@@ -296,6 +296,8 @@ def _paths(params: dict[str, str], where: str, num_nodes: int, num_edges: int) -
     terminal = params.get("terminal", "0") not in ("0", "false")
     lanes = _int(params.get("lanes", "1"), where, "lanes", 1, MAX_LANES)
     a_lane, b_lane = _lane(params.get("a_lane"), where), _lane(params.get("b_lane"), where)
+    if "lanes" in params:  # as 18xx.games reads it: lanes:n numbers the lanes itself
+        a_lane = b_lane = None
     # Each edge counts its lanes in its own sense, so a track running from
     # edge to edge on lane i arrives on lane n - 1 - i: parallel tracks stay
     # side by side (as the 18xx.games tile language reads ``lanes:n``).

@@ -113,6 +113,11 @@ def test_a_straight_double_track_keeps_its_tracks_apart():
     assert validate(board, [{"train": "2", "nodes": ["C3-0", "C7-1"]}])["revenue"] == 70
 
 
+def test_lanes_overrule_explicit_lanes():
+    paths = tile("path=a:0,b:3,lanes:2,a_lane:2.0").paths
+    assert [(p.a.lane_index, p.b.lane_index) for p in paths] == [(0, 1), (1, 0)]
+
+
 def test_explicit_lanes():
     (p,) = tile("city=revenue:10;path=a:0,b:_0,a_lane:2.1").paths
     assert (p.a.edge, p.a.lane_width, p.a.lane_index) == (0, 2, 1)
