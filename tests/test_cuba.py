@@ -414,6 +414,17 @@ def test_a_city_stays_blocked_by_other_tokens():
     assert revenue(board) == 100  # ignoring the FC token frees a slot
 
 
+def test_ignoring_an_fc_token_does_not_stand_for_the_company_own():
+    """A + train may pass the FC's city free, but its route still needs one of
+    the company's tokens: A's only token lies off the line, so nothing runs."""
+    board = line(city(30), city(40), city(50), tokens={1: [["FC"]]}, trains=["3+"])
+    board["hexes"].append(cell("C1", city(5), tokens=[["A"]]))
+    assert revenue(board) == 0
+    with pytest.raises(RouteViolation) as err:
+        validate(board, [route("3+", "A1-0", "A3-0", "A5-0")])
+    assert err.value.rule == "no_token"
+
+
 # -- the FC's income ------------------------------------------------------------------------------------------
 
 

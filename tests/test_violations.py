@@ -521,6 +521,12 @@ def test_connect_bonus(multiplied, total):
     assert revenue(pos, [route("3", "A1-0", "A3-0")]) == 100  # A5 not reached: no bonus
 
 
+def test_a_bonus_never_makes_an_invalid_route_valid():
+    pos = bonus_board({"type": "connect", "sets": [["A3"], ["A5"]], "amount": 500}, trains=["2"])
+    assert violation(pos, [route("2", "A3-0", "A5-0")]).rule == "no_token"
+    assert api.solve(pos)["revenue"] == 50  # A1's 20 and A3's 30: the 500 needs a route without a token
+
+
 def test_bonus_needs_a_paying_stop_in_the_cell():
     pos = bonus_board({"type": "visit", "cells": ["A3"], "amount": 100}, trains=["1E"])
     # The 1E pays its token stop only; A3 is passed, so no bonus.
