@@ -232,6 +232,24 @@ def test_minor_route_shape(nodes):
     assert err.value.rule in ("minor_route", "no_token")
 
 
+@pytest.mark.parametrize("solver", ["auto", "reference", "cpsat"])
+def test_a_minor_with_two_home_mills_runs_from_one(solver):
+    """A minor whose token lies in two mills runs from one of them: a route
+    from mill to mill stops at a city that is not a sugar field."""
+    board = line(
+        mill(20, path=NARROW),
+        sugar(10, path=NARROW),
+        mill(30, path=NARROW),
+        tokens={0: [["M"]], 2: [["M"]]},
+        trains=["3n"],
+        company="M",
+    )
+    assert revenue(board, solver=solver) == 40  # the field and the 30 mill
+    with pytest.raises(RouteViolation) as err:
+        validate(board, [route("3n", "A1-0", "A3-0", "A5-0")])
+    assert err.value.rule == "minor_route"
+
+
 def test_minor_route_through_a_city_or_plain_town():
     board = line(
         mill(30, path=NARROW),

@@ -130,6 +130,7 @@ def list_routes(
             mill_bit,
             fc_bit,
             harbor,
+            (graph.flags & HOME_END) != 0,
             prices.weight * table.train.multiplier,
             beyond,
             revenue,
@@ -161,6 +162,7 @@ def _annotate(
     mill_bit,
     fc_bit,
     harbor,
+    home,
     worth,
     reach,
     out_revenue,
@@ -170,7 +172,8 @@ def _annotate(
     """Walk each listed route (leg A and leg B from its origin) for the mills
     it stops at and the FC cities it passes through; a route with more stops
     than ``reach`` (-1: none is limited so) loses its cheaper harbor end's
-    ``worth``, or without one is invalid (revenue -1)."""
+    ``worth``, or without one is invalid (revenue -1), as is a minor's route
+    from one of its ``home`` mills to another (its other stops are fields)."""
     for k in range(len(rows)):
         r = rows[k]
         o, s0, n, sp = origin[r], start[r], length[r], split[r]
@@ -187,6 +190,9 @@ def _annotate(
                 if j < hi - 1:
                     fcs |= fc_bit[cur]  # passed through (not the leg's end)
             ends[leg] = cur
+        if home[ends[0]] and home[ends[1]]:
+            out_revenue[k] = -1
+            continue
         if sp > 0 and n > sp:
             fcs |= fc_bit[o]  # the origin lies between the legs
         harbor_end = harbor[ends[0]] or harbor[ends[1]]
