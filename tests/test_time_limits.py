@@ -268,3 +268,15 @@ def test_the_command_line_refuses_a_limit_that_is_none(option, value, capsys):
         cli_main(["solve", str(FIXTURES / "1830-late.json"), option, value])
     assert stop.value.code == 2
     assert option in capsys.readouterr().err
+
+
+def test_an_18cuba_choice_too_big_to_model_keeps_to_the_limit():
+    """Eight trains and eight wagons on an 80-cell board: some 24,000 routes
+    a train, whose CP-SAT choice model took 10 s to build under a 1 s limit.
+    The build stops with the limit; the answer is feasible with a true bound."""
+    position = load_position_file(FIXTURES / "limits" / "cuba-eight-wagons.json")
+    t0 = time.perf_counter()
+    answer = api.solve(position, time_limit=LIMIT)
+    waited = time.perf_counter() - t0
+    assert answer["status"] == "feasible" and answer["revenue"] <= answer["bound"]
+    assert waited < LIMIT + 4, f"took {waited:.1f} s under a {LIMIT:g} s limit"

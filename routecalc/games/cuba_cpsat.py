@@ -30,6 +30,8 @@ from collections.abc import Hashable
 import numpy as np
 from ortools.sat.python import cp_model
 
+from .. import deadline
+from ..errors import TimeLimitError
 from .cuba_choice import ChoiceLists
 
 
@@ -37,10 +39,39 @@ def solve_choice(
     lists: ChoiceLists, seed: list[int], incumbent: int, time_limit: float | None
 ) -> tuple[list[int], int, dict]:
     """(rows, true upper bound, statistics): the best choice, starting from
-    ``seed`` (rows of the lists, -1: none) worth ``incumbent``."""
-    n = len(lists.count)
+    ``seed`` (rows of the lists, -1: none) worth ``incumbent``. Where the
+    request's time limit runs out while the model is built (tens of
+    thousands of routes per train), the seed and the lists' ceiling."""
     tops = [int(lists.potential[o]) if c else 0 for o, c in zip(lists.offset, lists.count)]
     ceiling = sum(tops) + (lists.machines if lists.count.any() else 0)  # a route earning nothing still runs
+    try:
+        m, run, per_train = _choice_model(lists, seed, incumbent, tops, ceiling)
+    except TimeLimitError:
+        return seed, ceiling, {"routes_modelled": 0, "cpsat_status": "not built: the time limit ran out"}
+    running = deadline.current()
+    left = None if running is None else running.left()
+    if left is not None:
+        time_limit = left if time_limit is None else min(time_limit, left)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = min(8, os.cpu_count() or 1)
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
+    status = solver.solve(m)
+    stats = {"routes_modelled": len(run), "cpsat_status": solver.status_name(status)}
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return seed, ceiling, stats
+    rows = [next((r for r in per_train[i] if solver.boolean_value(run[r])), -1) for i in range(len(per_train))]
+    bound = int(solver.best_objective_bound + 1e-6)
+    return rows, max(bound, incumbent) if status != cp_model.OPTIMAL else int(solver.objective_value), stats
+
+
+def _choice_model(
+    lists: ChoiceLists, seed: list[int], incumbent: int, tops: list[int], ceiling: int
+) -> tuple[cp_model.CpModel, dict[int, cp_model.IntVar], list[list[int]]]:
+    """The choice as a CP-SAT model: its literal per route row and each
+    train's rows (those that could beat ``incumbent``)."""
+    building = "building the 18Cuba choice model"
+    n = len(lists.count)
     m = cp_model.CpModel()
     run: dict[int, cp_model.IntVar] = {}  # row -> literal
     per_train: list[list[int]] = []
@@ -52,6 +83,7 @@ def solve_choice(
             if int(lists.potential[r]) + others > incumbent or r == seed[i]
         ]
         per_train.append(rows)
+        deadline.check(building)
         for r in rows:
             run[r] = m.new_bool_var(f"t{i}r{r}")
         m.add_at_most_one(run[r] for r in rows)
@@ -60,6 +92,7 @@ def solve_choice(
     if len(rows_all):
         masks = lists.mask[rows_all]
         for w in range(masks.shape[1]):
+            deadline.check(building)
             for b in range(64):
                 users = rows_all[((masks[:, w] >> np.uint64(b)) & np.uint64(1)).astype(bool)]
                 if len(users) > 1:
@@ -98,9 +131,11 @@ def solve_choice(
     # fees
     paid_total = 0
     if lists.fee:
-        cities = sorted({k for r in run for k in range(64) if (int(lists.fc[r]) >> k) & 1})
+        passed = int(np.bitwise_or.reduce(lists.fc[rows_all])) if len(rows_all) else 0
+        cities = [k for k in range(64) if (passed >> k) & 1]
         paid = {k: m.new_bool_var(f"fc{k}") for k in cities}
         for i in range(n):
+            deadline.check(building)
             free = {}
             if lists.plus[i]:
                 free = {k: m.new_bool_var(f"free{i}_{k}") for k in cities}
@@ -115,19 +150,10 @@ def solve_choice(
     revenue = sum(int(lists.revenue[r]) * lit for r, lit in run.items())
     m.maximize(revenue + lists.cube * cubes_total - lists.fee * paid_total + lists.machines * anything)
     for i in range(n):
+        deadline.check(building)
         for r in per_train[i]:
             m.add_hint(run[r], r == seed[i])
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = min(8, os.cpu_count() or 1)
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = time_limit
-    status = solver.solve(m)
-    stats = {"routes_modelled": len(run), "cpsat_status": solver.status_name(status)}
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return seed, ceiling, stats
-    rows = [next((r for r in per_train[i] if solver.boolean_value(run[r])), -1) for i in range(n)]
-    bound = int(solver.best_objective_bound + 1e-6)
-    return rows, max(bound, incumbent) if status != cp_model.OPTIMAL else int(solver.objective_value), stats
+    return m, run, per_train
 
 
 def assign_wagons(
