@@ -357,6 +357,18 @@ def test_a_time_limit_holds_on_the_worst_board():
     assert validate(data, {"transports": answer["plan"]})["revenue"] == answer["revenue"]
 
 
+def test_a_time_limit_holds_on_a_board_of_thousands_of_cells():
+    """1,980 cells, locomotive 8, 8 actions: the table of fewest steps from
+    every entry to every destination took 8 s a cube colour to build, and the
+    solve 16 s under a 1 s limit; its building now stops with the limit."""
+    data = json.loads((FIXTURES / "limits" / "xs-dense-1980-cells.json").read_text())
+    started = time.perf_counter()
+    answer = solve(data, time_limit=1.0)
+    waited = time.perf_counter() - started
+    assert answer["status"] == "feasible" and 0 <= answer["revenue"] <= answer["bound"]
+    assert waited < 1.0 + 4, f"took {waited:.1f} s under a 1 s limit"
+
+
 @pytest.mark.parametrize(
     "name, actions, revenue",
     [

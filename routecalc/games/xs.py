@@ -114,7 +114,7 @@ class XSSearch:
             if cached_only:
                 return None
             if (color, relevant) not in self._layers:
-                self._layers[(color, relevant)] = Layer(self.trails, color, served)
+                self._layers[(color, relevant)] = Layer(self.trails, color, served, self.clock)
             layer = self._layers[(color, relevant)]
             self._reach[key] = Reach((start, color), layer.kinds)
             self._walk(start, layer, self._reach[key])
@@ -216,11 +216,20 @@ class Layer:
     cities: its destinations, the stops and exits its passing rule allows,
     the port hops, and the fewest steps from every entry to every destination
     (along trails, ignoring the cells a walk has used). ``forbidden``, where
-    given, replaces the nodes the passing rule forbids (empty: all passable)."""
+    given, replaces the nodes the passing rule forbids (empty: all passable).
+    ``clock`` stops the building between two destinations (OutOfTime): on
+    a board of thousands of cells it takes seconds."""
 
     FAR = 1 << 20
 
-    def __init__(self, trails: Trails, color: str, served: frozenset[int], forbidden: set[int] | None = None):
+    def __init__(
+        self,
+        trails: Trails,
+        color: str,
+        served: frozenset[int],
+        clock: Clock,
+        forbidden: set[int] | None = None,
+    ):
         self.trails = trails
         nodes = trails.position.nodes
         if forbidden is None:
@@ -250,6 +259,8 @@ class Layer:
                     back[e2].append(e)
         self.bounds = np.full((len(self.targets), count), self.FAR, dtype=np.int64)
         for k, t in enumerate(self.targets):
+            if clock.out_of_time():
+                raise OutOfTime
             row = self.bounds[k]
             frontier = ends.get(t, [])
             row[frontier] = 0
