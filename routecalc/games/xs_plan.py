@@ -348,7 +348,8 @@ class Relaxed:
     def __init__(self, walks: XSSearch, cubes: tuple[Cube, ...]):
         position, me = walks.position, walks.player
         nodes = position.nodes
-        layer = Layer(walks.trails, WHITE, frozenset(), walks.clock, forbidden=set())  # every unserved city, LC and port
+        # every unserved city, LC and port
+        layer = Layer(walks.trails, WHITE, frozenset(), walks.clock, forbidden=set())
         self.kinds = layer.kinds
         self.nodes = nodes
         self.relays = [i for i, n in enumerate(nodes) if n.kind in DESTINATION_KINDS]
