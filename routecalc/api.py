@@ -51,10 +51,15 @@ def solve(
         return answer if asked.finish is None else asked.finish(position, graph, answer, limits)
 
 
-def validate(position: Position | dict[str, Any], routes: Any) -> dict[str, Any]:
-    """Score proposed routes, or raise RouteViolation naming the broken rule."""
-    position = as_position(position)
-    asked = question(position.game)
-    if asked.validate is not None:
-        return asked.validate(position, routes)
-    return RouteSetValidator(position).validate(routes)
+def validate(position: Position | dict[str, Any], routes: Any, *, time_limit: float | None = None) -> dict[str, Any]:
+    """Score proposed routes, or raise RouteViolation naming the broken rule.
+    ``time_limit`` covers reading and compiling the board too (a board whose
+    cells join every pair of their sides has exponentially many tracks
+    between two stops): past it, :class:`~routecalc.errors.TimeLimitError`."""
+    check_limits(time_limit, None)
+    with deadline.within(time_limit):
+        position = as_position(position)
+        asked = question(position.game)
+        if asked.validate is not None:
+            return asked.validate(position, routes)
+        return RouteSetValidator(position).validate(routes)

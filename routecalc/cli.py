@@ -157,11 +157,12 @@ def _checked(work):
 
 def cmd_validate(args) -> int:
     def read_and_validate():
-        position, routes = _load(args.position), read_json(Path(args.routes))
-        _start_up_done()
-        from . import api
+        with deadline.within(args.time_limit):  # the limit covers reading the file too
+            position, routes = _load(args.position), read_json(Path(args.routes))
+            _start_up_done()
+            from . import api
 
-        return api.validate(position, routes)
+            return api.validate(position, routes)
 
     code, result = _checked(read_and_validate)
     if code == 0:
@@ -192,7 +193,7 @@ def cmd_render(args) -> int:
         if args.solve:
             return position, api.solve(position, args.solver, time_limit=args.time_limit)
         if args.routes:
-            return position, api.validate(position, read_json(Path(args.routes)))
+            return position, api.validate(position, read_json(Path(args.routes)), time_limit=args.time_limit)
         return position, None
 
     code, loaded = _checked(load_and_route)
@@ -346,6 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate = sub.add_parser("validate", help="check and score proposed routes")
     validate.add_argument("position", metavar="POSITION.json")
     validate.add_argument("routes", metavar="ROUTES.json")
+    _add_time_limit(validate, "seconds (default %(default)g)")
     validate.set_defaults(func=cmd_validate)
 
     demo = sub.add_parser("demo", help="solve a bundled example")
@@ -358,7 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
     drawn.add_argument("--routes", metavar="ROUTES.json", help="draw these routes (validated and scored first)")
     drawn.add_argument("--solve", action="store_true", help="draw the best routes")
     render.add_argument("--solver", default=DEFAULT_SOLVER, choices=sorted(SOLVERS))
-    _add_time_limit(render, "seconds, with --solve (default %(default)g)")
+    _add_time_limit(render, "seconds, with --solve or --routes (default %(default)g)")
     render.add_argument("-o", "--output", default="-", metavar="BOARD.svg", help="default: standard output")
     render.set_defaults(func=cmd_render)
 

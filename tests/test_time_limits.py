@@ -21,7 +21,7 @@ from boards import city, line_board
 
 from routecalc import api, load_position, load_position_file
 from routecalc.cli import main as cli_main
-from routecalc.errors import PositionError
+from routecalc.errors import PositionError, TimeLimitError
 from routecalc.graph import compile_position
 from routecalc.scoring import train_tables
 from routecalc.solvers import SOLVERS, Limits, packing
@@ -280,3 +280,21 @@ def test_an_18cuba_choice_too_big_to_model_keeps_to_the_limit():
     waited = time.perf_counter() - t0
     assert answer["status"] == "feasible" and answer["revenue"] <= answer["bound"]
     assert waited < LIMIT + 4, f"took {waited:.1f} s under a {LIMIT:g} s limit"
+
+
+def test_validating_on_a_board_too_big_to_compile_keeps_to_the_limit(tmp_path, capsys):
+    """Twenty cells whose track joins every pair of their sides: the tracks
+    between two stops grow exponentially, and validating even no routes
+    compiled the board for minutes. The validator keeps to its limit (the
+    API's ``time_limit``, the CLI's ``--time-limit``) and names it."""
+    path = FIXTURES / "limits" / "every-side-joined.json"
+    t0 = time.perf_counter()
+    with pytest.raises(TimeLimitError, match="compiling"):
+        api.validate(load_position_file(path), [], time_limit=LIMIT)
+    assert time.perf_counter() - t0 < LIMIT + 4
+    routes = tmp_path / "routes.json"
+    routes.write_text("[]")
+    t0 = time.perf_counter()
+    assert cli_main(["validate", str(path), str(routes), "--time-limit", "1"]) == 2
+    assert time.perf_counter() - t0 < LIMIT + 4
+    assert '"where": "time_limit"' in capsys.readouterr().out
