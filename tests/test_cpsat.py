@@ -669,3 +669,19 @@ def test_corpus_matches_the_oracle_and_the_fast_solver(path):
         assert result["revenue"] == oracle["total"]
     else:
         assert result["revenue"] >= oracle["total"]
+
+
+@pytest.mark.parametrize("solver", ["auto", "cpsat"])
+def test_a_model_over_its_size_limit_is_not_built(solver, monkeypatch):
+    """Past MAX_TRACK_TERMS no CP-SAT model is built (a dense board's D, 1.7
+    million terms, loaded for 20 s past any limit): the answer is the best
+    set known, feasible, bounded by the trains' ceilings. Shown on two-d
+    with the limit at 100 terms (its D alone needs 537)."""
+    monkeypatch.setattr(cpsat, "MAX_TRACK_TERMS", 100)
+    position = load_position(json.loads((ROOT / "fixtures" / "stress-1867-two-d.json").read_text())["position"])
+    answer = api.solve(position, solver, time_limit=30)
+    assert answer["status"] == "feasible" and answer["revenue"] <= 1490 <= answer["bound"]
+    assert answer["stats"]["proof"].endswith("track terms, over the 100 a CP-SAT model is given")
+    assert RouteSetValidator(position).validate(answer["routes"])["revenue"] == answer["revenue"]
+    if solver == "auto":
+        assert answer["revenue"] >= 1300  # the first set of the kernels' routes

@@ -138,6 +138,18 @@ WORKERS = 1
 #: asking whether the single-train maxima are earned together
 #: (:func:`maxima_together`): the stress positions answer within 1.
 TOGETHER_WORK = 2.0
+#: Track terms (a connection's literal once per track piece it uses, summed
+#: over the trains modelled as paths) above which no model is built: past
+#: its time limit CP-SAT went on loading a dense 48-cell board's D (46,000
+#: connections, 1.7 million terms) for 20 s after its presolve, which no
+#: limit stops. The stress positions need 350-3,800 terms, the dense boards
+#: of benchmarks/dense_boards.py at most 2,100.
+MAX_TRACK_TERMS = 100_000
+
+
+class ModelTooBig(Exception):
+    """A model over :data:`MAX_TRACK_TERMS`: its trains are bounded by their
+    single-train ceilings instead, and the routes known answer."""
 
 
 @dataclass
@@ -256,6 +268,10 @@ class PathModel:
         self.demands = False  # some train must earn a given revenue (demand_train)
         pieces: dict[int, list] = defaultdict(list)
         on_piece: dict[int, dict[int, np.ndarray]] = {}  # a listing's piece -> rows, by id
+        reaches = {t: candidate_stops(graph, tables[t], taken) for t in self.trains if not (listed and t in listed)}
+        terms = sum(len(graph.conn_pieces[c]) for reach in reaches.values() for c in reach.conns)
+        if terms > MAX_TRACK_TERMS:
+            raise ModelTooBig(f"{terms:,} track terms, over the {MAX_TRACK_TERMS:,} a CP-SAT model is given")
         for t in self.trains:
             if listed and t in listed:
                 tv = self._choice(t, listed[t])
@@ -264,7 +280,7 @@ class PathModel:
                 for p, rows in on_piece[id(listed[t])].items():
                     pieces[p].extend(tv.choice[k] for k in rows)
             else:
-                tv = self._train(t)
+                tv = self._train(t, reaches[t])
                 for c, lit in tv.use.items():
                     for p in graph.conn_pieces[c]:
                         pieces[p].append(lit)
@@ -276,9 +292,8 @@ class PathModel:
         self.model.maximize(self.objective)
 
     # -- building ---------------------------------------------------------
-    def _train(self, t: int) -> _TrainVars:
+    def _train(self, t: int, reach: Reach) -> _TrainVars:
         m, graph, table = self.model, self.graph, self.tables[t]
-        reach = candidate_stops(graph, table, self.taken)
         stops, conns = reach.stops, reach.conns
         tv = _TrainVars(run=m.new_bool_var(f"run{t}"), stops=stops)
         if not stops:
@@ -736,14 +751,31 @@ def single_train_maxima(
     best: list[Route] = []
     for members in kinds:
         share = None if work is None else work / len(kinds)
-        model = PathModel(graph, tables, members[:1])
-        _, routes, bound, _ = model.solve(_until(deadline), work=share, settings=SINGLE_MODEL_PARAMETERS)
-        if bound > _revenue(routes):
-            reached, bound = reach_bound(graph, tables, members[0], bound, share, deadline)
-            routes = reached or routes
+        try:
+            model = PathModel(graph, tables, members[:1])
+            _, routes, bound, _ = model.solve(_until(deadline), work=share, settings=SINGLE_MODEL_PARAMETERS)
+            if bound > _revenue(routes):
+                reached, bound = reach_bound(graph, tables, members[0], bound, share, deadline)
+                routes = reached or routes
+        except (TimeLimitError, ModelTooBig):
+            _unless_cancelled()
+            routes, bound = [], train_ceiling(graph, tables[members[0]])
         bounds.update({t: bound for t in members})
         best += routes
     return bounds, best
+
+
+def train_ceiling(graph: TrackGraph, table: TrainTable) -> int:
+    """What the train could earn at most if every stop it may visit paid its best."""
+    return ceiling(pay_table(table, graph, graph.position.rules.bonuses(graph.position)))
+
+
+def _unless_cancelled() -> None:
+    """Re-raise the TimeLimitError being handled if the request was cancelled
+    (the client went away): only a limit that ran out leaves an answer to give."""
+    running = deadline.current()
+    if running is not None and running.cancelled:
+        raise
 
 
 def reach_bound(
@@ -972,13 +1004,12 @@ def solve_cpsat(
         if listed:  # the trains that chose among listed routes, by name: their routes
             stats["listed_routes"] = {tables[t].train.name: len(found.revenue) for t, found in sorted(listed.items())}
         return _answer(graph, tables, routes, started, bound, **stats, proof="whole model")
-    except TimeLimitError:
-        running = deadline.current()
-        if running is not None and running.cancelled:
-            raise
-        # the limit ran out while a model was built: the best routes known, and a true bound
-        bonuses = position.rules.bonuses(position)
-        bounds = [sum(ceiling(pay_table(table, graph, bonuses)) for table in tables)]
+    except (TimeLimitError, ModelTooBig) as stopped:
+        _unless_cancelled()
+        # the limit ran out while a model was built, or it was too big to build: the best routes
+        # known, and a true bound
+        bounds = [sum(train_ceiling(graph, table) for table in tables)]
         bounds += [known_bound] if known_bound is not None else []
         bounds += [sum(caps.values())] if len(caps) == len(tables) else []
-        return _answer(graph, tables, hint, started, min(bounds), proof="the time limit stopped the model build")
+        why = "the time limit stopped the model build" if isinstance(stopped, TimeLimitError) else str(stopped)
+        return _answer(graph, tables, hint, started, min(bounds), proof=why)
