@@ -771,11 +771,12 @@ def train_ceiling(graph: TrackGraph, table: TrainTable) -> int:
 
 
 def _unless_cancelled() -> None:
-    """Re-raise the TimeLimitError being handled if the request was cancelled
-    (the client went away): only a limit that ran out leaves an answer to give."""
+    """Raise TimeLimitError if the request was cancelled (the client went
+    away): only a limit that ran out, or a model too big, leaves an answer
+    to give."""
     running = deadline.current()
     if running is not None and running.cancelled:
-        raise
+        running.check("building a CP-SAT model")
 
 
 def reach_bound(
