@@ -98,6 +98,9 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
             why = (
                 f"branch and bound unfinished after {choice_nodes:,} nodes: CP-SAT over the "
                 f"{cp_stats['routes_modelled']:,} routes that could beat its {best}"
+                if not cp_stats["cpsat_status"].startswith("not built")
+                else f"branch and bound unfinished after {choice_nodes:,} nodes: CP-SAT's model of the choice "
+                "was not built within the time limit"
             )
     runs = []
     for i, row in enumerate(rows):
