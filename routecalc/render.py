@@ -167,6 +167,12 @@ def _sub(parent: ET.Element, tag: str, attrs: dict[str, Any] | None = None, text
     return el
 
 
+def css_colour(name: str) -> str:
+    """A colour named in a position (18XS goods) as CSS: a word of letters
+    only, so that no value reaches the style attribute as ``url(...)``."""
+    return name if name.isascii() and name.isalpha() else "#999"
+
+
 def company_colour(company: str | None) -> str:
     """A stable colour per company id (token fills)."""
     if company is None:
@@ -423,7 +429,7 @@ def _draw_city(g: ET.Element, drawing: BoardDrawing, node: Node, pos: Point) -> 
                 "cx": pos[0],
                 "cy": pos[1],
                 "r": r + 4,
-                "style": f"stroke: {node.color}",
+                "style": f"stroke: {css_colour(node.color)}",
                 "data-color": node.color,
             },
         )
@@ -437,7 +443,7 @@ def _draw_city(g: ET.Element, drawing: BoardDrawing, node: Node, pos: Point) -> 
                 "y": pos[1] + r + 5,
                 "width": 7,
                 "height": 7,
-                "style": f"fill: {good}",
+                "style": f"fill: {css_colour(good)}",
                 "data-good": good,
             },
         )

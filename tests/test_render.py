@@ -207,6 +207,30 @@ def test_text_is_escaped():
     assert by_class(root, "text", "legend-text")[0].text == "no route"
 
 
+def test_colours_named_in_a_position_reach_no_style_but_as_words():
+    """A city's ``color`` and ``goods`` are drawn (18XS's demands and cubes):
+    any other value than a word of letters would reach the style attribute
+    as CSS (``url(...)`` fetches a resource when the board is viewed)."""
+    code = "city=revenue:20,color:url(//x/y#z),goods:red|url(//x/q#r);path=a:0,b:_0"
+    position = load_position(
+        {
+            "format": 1,
+            "game": "generic",
+            "layout": "flat",
+            "phase": {"name": "2", "colors": ["yellow"]},
+            "company": "A",
+            "trains": ["2"],
+            "hexes": [
+                {"id": "A1", "code": code, "tokens": [["A"]]},
+                {"id": "A3", "code": "city=revenue:30;path=a:3,b:_0"},
+            ],
+        }
+    )
+    styles = [e.get("style") or "" for e in parse(render_svg(position, None)).iter()]
+    assert not [s for s in styles if "url(" in s]
+    assert "fill: red" in styles and "fill: #999" in styles
+
+
 @pytest.mark.parametrize("folder", ["generic/1830", "generic/18Chesapeake", "generic/1867", "18Ireland"])
 def test_corpus_boards_render(folder):
     files = sorted((CORPUS / folder).glob("*.json"))[::30]

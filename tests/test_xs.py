@@ -433,6 +433,8 @@ def test_bad_options_are_named(options, where):
         ("city=revenue:0,color:blue|pink;path=a:1,b:_0", "not implemented"),
         ("city=revenue:0,kind:lc,color:blue;path=a:1,b:_0", "demands no good"),
         ("city=revenue:0,kind:harbor;path=a:1,b:_0", "harbor"),
+        ("city=revenue:0,color:url(//x/y#z);path=a:1,b:_0", "word of letters"),
+        ("city=revenue:0,color:blue,goods:pink|#f00;path=a:1,b:_0", "word of letters"),
     ],
 )
 def test_bad_cells_are_named(code, words):

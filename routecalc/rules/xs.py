@@ -200,6 +200,9 @@ class XSRules(RuleSet):
                     raise PositionError(where, "a city demanding two goods (a metropolis) is not implemented yet")
             if any(not good for good in node.goods):
                 raise PositionError(where, "empty goods colour")
+            for colour in ((node.color,) if node.color is not None and "|" not in node.color else ()) + node.goods:
+                if not colour.isascii() or not colour.isalpha():
+                    raise PositionError(where, f"a good's colour is a word of letters (blue, pink, ...), got {colour!r}")
 
 
 def player(position: Position) -> Player:
