@@ -202,7 +202,7 @@ class XSRules(RuleSet):
                 raise PositionError(where, "empty goods colour")
             for colour in ((node.color,) if node.color is not None and "|" not in node.color else ()) + node.goods:
                 if not colour.isascii() or not colour.isalpha():
-                    raise PositionError(where, f"a good's colour is a word of letters (blue, pink, ...), got {colour!r}")
+                    raise PositionError(where, f"a good's colour is a word of letters (blue, pink), got {colour!r}")
 
 
 def player(position: Position) -> Player:
