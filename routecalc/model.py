@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path as FilePath
 from typing import Any
 
@@ -127,6 +128,11 @@ def check_json(data: Any, where: str = "") -> None:
             raise PositionError(at or "json", f"a {type(value).__name__} is not a JSON value")
 
 
+#: Characters XML 1.0 cannot hold (every C0 control but tab, line feed and
+#: carriage return, and U+FFFE/U+FFFF): text of a position reaches the SVG.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
 def _check_string(value: str, at: str) -> None:
     if len(value) > MAX_STRING:
         raise PositionError(at or "json", f"a string of {len(value):,} characters (at most {MAX_STRING:,})")
@@ -138,6 +144,13 @@ def _check_string(value: str, at: str) -> None:
             f"a string holding a lone surrogate U+{ord(value[exc.start]):04X} at "
             f"character {exc.start} (not valid Unicode)",
         ) from None
+    bad = _CONTROL.search(value)
+    if bad:
+        raise PositionError(
+            at or "json",
+            f"a string holding the control character U+{ord(bad.group()):04X} at character {bad.start()} "
+            "(drawn boards are XML, which cannot hold it)",
+        )
 
 
 def _short(value: Any) -> str:
