@@ -72,6 +72,12 @@ def test_solve_a_fixture_on_the_page(page):
     # the route really shows: drawn with a size on screen
     box = lines.nth(0).bounding_box()
     assert box and box["width"] > 20 and box["height"] > 5
+    # a failed solve after it leaves no stale board or revenue beside its error
+    page.fill("#position", "{not json")
+    page.click("#solve")
+    page.wait_for_selector("#status.error")
+    assert page.locator("#board svg").count() == 0 and page.locator("#revenue").is_hidden()
+    assert page.get_attribute("#status", "data-revenue") is None
     assert errors == []
 
 

@@ -92,7 +92,17 @@ function showTable(answer) {
   $("revenue").hidden = false;
 }
 
+// A new solve makes the last answer stale: it leaves the page, so that an
+// error never shows under another position's board and revenue.
+function clearAnswer() {
+  $("board").innerHTML = "";
+  $("revenue").hidden = true;
+  delete $("status").dataset.revenue;
+  delete $("status").dataset.state;
+}
+
 async function solve() {
+  clearAnswer();
   const text = $("position").value.trim();
   if (!text) { setStatus("Paste, upload or pick a position first.", "error"); return; }
   let position;
