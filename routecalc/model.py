@@ -91,11 +91,13 @@ def _json_constant(text: str) -> Any:
     raise _NumberError(f"{text} is not JSON")
 
 
-def check_json(data: Any, where: str = "") -> None:
+def check_json(data: Any, where: str = "", drawn: bool = False) -> None:
     """Refuse what the engine must never meet, naming the field: nesting past
     MAX_DEPTH, whole numbers past MAX_INT, numbers that are not finite, strings
     past MAX_STRING or not valid Unicode (lone surrogates), arrays and objects
-    past MAX_ITEMS, and anything that is not JSON (positions built in Python)."""
+    past MAX_ITEMS, and anything that is not JSON (positions built in Python).
+    ``drawn``: text that reaches a drawn board (a position's), where a
+    control character XML cannot hold is refused too."""
     stack: list[tuple[Any, str, int]] = [(data, where, 0)]
     while stack:
         value, at, depth = stack.pop()
@@ -112,7 +114,7 @@ def check_json(data: Any, where: str = "") -> None:
             if not math.isfinite(value) or abs(value) > MAX_INT:
                 raise PositionError(at or "json", f"number {value!r} out of range (at most {MAX_INT:,} either way)")
         elif isinstance(value, str):
-            _check_string(value, at)
+            _check_string(value, at, drawn)
         elif isinstance(value, (list, dict)):
             if len(value) > MAX_ITEMS:
                 raise PositionError(at or "json", f"{len(value):,} entries (at most {MAX_ITEMS:,})")
@@ -122,7 +124,7 @@ def check_json(data: Any, where: str = "") -> None:
                 for key, item in value.items():
                     if not isinstance(key, str):
                         raise PositionError(at or "json", f"key {_short(key)} is not a string")
-                    _check_string(key, f"{at} key" if at else "a key")
+                    _check_string(key, f"{at} key" if at else "a key", drawn)
                     stack.append((item, f"{at}.{key}" if at else key, depth + 1))
         else:
             raise PositionError(at or "json", f"a {type(value).__name__} is not a JSON value")
@@ -133,7 +135,7 @@ def check_json(data: Any, where: str = "") -> None:
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def _check_string(value: str, at: str) -> None:
+def _check_string(value: str, at: str, drawn: bool) -> None:
     if len(value) > MAX_STRING:
         raise PositionError(at or "json", f"a string of {len(value):,} characters (at most {MAX_STRING:,})")
     try:
@@ -144,7 +146,7 @@ def _check_string(value: str, at: str) -> None:
             f"a string holding a lone surrogate U+{ord(value[exc.start]):04X} at "
             f"character {exc.start} (not valid Unicode)",
         ) from None
-    bad = _CONTROL.search(value)
+    bad = _CONTROL.search(value) if drawn else None
     if bad:
         raise PositionError(
             at or "json",
@@ -178,7 +180,7 @@ def load_position(data: Any) -> Position:
     """Check and build a position from parsed JSON (bare or wrapped)."""
 
     data = unwrap(data)
-    check_json(data)
+    check_json(data, drawn=True)
     for key in data:
         if key not in TOP_KEYS:
             raise PositionError(key, "unknown top-level key")
