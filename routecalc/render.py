@@ -27,7 +27,7 @@ from . import deadline
 from .geometry import EDGE_DELTAS
 from .graph import TrackGraph, compile_position
 from .model import Cell, End, Node, Path, Position
-from .tiles import Revenue
+from .tiles import Revenue, is_colour_word
 
 Point = tuple[float, float]
 
@@ -170,7 +170,7 @@ def _sub(parent: ET.Element, tag: str, attrs: dict[str, Any] | None = None, text
 def css_colour(name: str) -> str:
     """A colour named in a position (18XS goods) as CSS: a word of letters
     only, so that no value reaches the style attribute as ``url(...)``."""
-    return name if name.isascii() and name.isalpha() else "#999"
+    return name if is_colour_word(name) else "#999"
 
 
 def company_colour(company: str | None) -> str:

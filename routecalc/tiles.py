@@ -21,6 +21,13 @@ TRACKS = ("broad", "narrow", "dual")
 #: lines): read, and left out of the board like an ``ignore:1`` path.
 THIN = "thin"
 
+
+def is_colour_word(text: str) -> bool:
+    """A colour a position may name (18XS's goods and demands): a word of
+    letters, so that it is safe where a drawn board writes it as CSS."""
+    return text.isascii() and text.isalpha()
+
+
 #: Parts that only serve drawing or tile laying.
 IGNORED_PARTS = frozenset(
     {

@@ -87,6 +87,7 @@ from typing import Any
 
 from ..board import End, Position
 from ..errors import PositionError, RouteViolation
+from ..tiles import is_colour_word
 from .base import RuleSet
 
 WHITE = "white"
@@ -201,7 +202,7 @@ class XSRules(RuleSet):
             if any(not good for good in node.goods):
                 raise PositionError(where, "empty goods colour")
             for colour in ((node.color,) if node.color is not None and "|" not in node.color else ()) + node.goods:
-                if not colour.isascii() or not colour.isalpha():
+                if not is_colour_word(colour):
                     raise PositionError(where, f"a good's colour is a word of letters (blue, pink), got {colour!r}")
 
 
