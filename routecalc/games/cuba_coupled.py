@@ -28,7 +28,7 @@ from ..rules.cuba import CUBE_INCOME, FC, is_plus
 from ..scoring import pay_table
 from ..solvers.fast import Clock, ceiling, rebuild
 from . import cuba_choice as bb
-from .cuba import WAGON_ORDERS, Game, fc_income  # the reference: answer form and scoring
+from .cuba import WAGON_ORDERS, Game, Run, fc_income  # the reference: answer form and scoring
 from .cuba_routes import CubaRoutes, CubaStops, list_routes
 
 #: Branch-and-bound nodes a search takes in one turn (between two looks at the clock).
@@ -74,6 +74,23 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
         clock.report(0.5 + 0.5 * max(_share(x.lists, x.state) for x in searches))
     lists, order, sorts = searches[0].lists, searches[0].order, searches[0].sorts
     rows = searches[0].rows(pick)
+
+    def runs_of(rows: list[int]) -> list[Run]:
+        out = []
+        for i, row in enumerate(rows):
+            if row < 0:
+                continue
+            t = order[i]
+            found = listed[t]
+            k = int(sorts[i][row - int(lists.offset[i])])
+            route_stops, conns = rebuild(graph, found.found.buffer, found.walk_row(k))
+            out.append(game.cuba_route(Route(t, route_stops, conns)))
+        return out
+
+    if heavy and listed:
+        # no branch and bound ran: CP-SAT starts from each train's richest route on the track left
+        rows = first_fit(lists)
+        best = game.score_choice(runs_of(rows)).value
     stats = {
         "routes_enumerated": sum(f.found.enumerated for f in _distinct(listed)),
         "routes_kept": sum(f.count for f in _distinct(listed)),
@@ -102,15 +119,7 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
                 else f"branch and bound unfinished after {choice_nodes:,} nodes: CP-SAT's model of the choice "
                 "was not built within the time limit"
             )
-    runs = []
-    for i, row in enumerate(rows):
-        if row < 0:
-            continue
-        t = order[i]
-        found = listed[t]
-        k = int(sorts[i][row - int(lists.offset[i])])
-        route_stops, conns = rebuild(graph, found.found.buffer, found.walk_row(k))
-        runs.append(game.cuba_route(Route(t, route_stops, conns)))
+    runs = runs_of(rows)
     extras = game.score_choice(runs)
     value = extras.value if heavy else int(bb.choice_value(lists, np.array(rows, np.int64)))
     if extras.value != value:
@@ -220,6 +229,21 @@ def choice_lists(
         bb.suffix_revenues([listed[t].mask for t in order], [listed[t].revenue for t in order], SUFFIX_WORK),
     )
     return lists, order, [per_train[t][1] for t in order]
+
+
+def first_fit(lists: bb.ChoiceLists) -> list[int]:
+    """Rows of a choice: each train in the lists' order takes its route of
+    most potential that shares no track with the routes taken before it."""
+    taken = np.zeros(lists.mask.shape[1], np.uint64)
+    rows = []
+    for offset, count in zip(lists.offset, lists.count):
+        free = ~(lists.mask[offset : offset + count] & taken).any(axis=1)
+        # each train's rows are sorted by potential, richest first
+        row = int(offset) + int(np.argmax(free)) if free.any() else -1
+        if row >= 0:
+            taken |= lists.mask[row]
+        rows.append(row)
+    return rows
 
 
 def graph_words(listed: list[CubaRoutes]) -> int:

@@ -92,8 +92,8 @@ def _choice_model(
     if len(rows_all):
         masks = lists.mask[rows_all]
         for w in range(masks.shape[1]):
-            deadline.check(building)
             for b in range(64):
+                deadline.check(building)  # one piece's row: up to tens of thousands of literals
                 users = rows_all[((masks[:, w] >> np.uint64(b)) & np.uint64(1)).astype(bool)]
                 if len(users) > 1:
                     m.add_at_most_one(run[int(r)] for r in users)
