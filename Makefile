@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint docs bench bench-load bench-dense slow cluster chromium serve load fuzz
+.PHONY: demo test lint docs bench bench-load bench-dense slow cluster chromium serve load fuzz lowest
 demo: $(STAMP)
 	$(BIN)/routecalc demo
 
@@ -53,6 +53,15 @@ slow: $(STAMP)
 # batch --address on a real two-node Ray cluster on this machine (make test runs it too)
 cluster: $(STAMP)
 	$(BIN)/pytest -m cluster
+
+# The default suite on the lowest versions pyproject.toml allows (uv's lowest-direct
+# resolution), in a virtual environment of its own: the lower bounds are ones that work
+LOWEST ?= .venv-lowest
+lowest: $(STAMP) chromium
+	$(BIN)/pip install -q uv
+	$(BIN)/uv venv -q --seed --allow-existing $(LOWEST)
+	$(BIN)/uv pip install -q -p $(LOWEST)/bin/python --resolution lowest-direct -e '.[test,cluster,bench]'
+	$(LOWEST)/bin/pytest -n 2
 
 bench: $(STAMP)
 	$(BIN)/pytest benchmarks --benchmark-only -m "not slow or slow" -p no:cacheprovider
