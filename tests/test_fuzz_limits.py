@@ -51,7 +51,11 @@ def test_a_deadline_reaches_the_validator_and_the_drawing():
         api.validate(position_, [])
 
 
-def test_a_cancelled_deadline_stops_a_search_at_its_next_check():
+@pytest.mark.parametrize("solver", ["cpsat", "reference"])
+def test_a_cancelled_deadline_stops_a_search_at_its_next_check(solver):
+    """The reference search too: it kept its own clock only, so a service
+    worker running it for a client that hung up went on to its limit and
+    was killed."""
     board = big_board(400, "D")
     running = deadline.Deadline(None)
     result: dict = {}
@@ -59,7 +63,7 @@ def test_a_cancelled_deadline_stops_a_search_at_its_next_check():
     def solve():
         with deadline.within(deadline=running):
             try:
-                result["answer"] = api.solve(board, "cpsat", time_limit=60)
+                result["answer"] = api.solve(board, solver, time_limit=60)
             except TimeLimitError as exc:
                 result["error"] = exc
 

@@ -16,6 +16,7 @@ import math
 import time
 from itertools import combinations
 
+from ..deadline import expired
 from ..errors import RouteViolation
 from ..graph import BLOCKED, END_ONLY, TOKEN, TrackGraph, compile_position
 from ..model import Position
@@ -63,7 +64,7 @@ def enumerate_routes(graph: TrackGraph, table: TrainTable, deadline: float = mat
     # Python's recursion limit; children are pushed in reverse so that they are visited in order
     stack = [([s], [], 0, int(graph.groups[s]), 0) for s in reversed(range(graph.num_stops))]
     while stack:
-        if time.perf_counter() > deadline:
+        if time.perf_counter() > deadline or expired():  # expired: also a request cancelled
             finished = False
             break
         stops, conns, used, groups, edges = stack.pop()
@@ -113,7 +114,7 @@ def best_combination(
 
     def search(i: int, used: int, total: int, chosen: list[Route]) -> None:
         nonlocal nodes, finished
-        if not finished or time.perf_counter() > deadline:
+        if not finished or time.perf_counter() > deadline or expired():
             finished = False
             return
         nodes += 1
