@@ -108,7 +108,11 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
 
             left = None if limits.time_limit is None else max(0.01, limits.time_limit - clock.seconds())
             found, bound, cp_stats = solve_choice(lists, rows, best, left)
-            if heavy or bb.choice_value(lists, np.array(found, np.int64)) >= best:
+            # a stopped CP-SAT may answer a choice worth less than its seed
+            worth = (
+                game.score_choice(runs_of(found)).value if heavy else bb.choice_value(lists, np.array(found, np.int64))
+            )
+            if worth >= best:
                 rows = found
             stats.update(cp_stats)
             solver = "cuba-cpsat"
