@@ -57,14 +57,23 @@ class GuardedH11Protocol(H11Protocol):
         if self.cycle is self._waiting_after and not self.transport.is_closing():
             self.logger.info("closing a connection whose request headers took over %g s", self.header_timeout)
             if self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
-                body = json.dumps(
-                    {"error": f"request headers not received within {self.header_timeout:g} s", "where": "headers"}
-                ).encode()
-                self.transport.write(
-                    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
-                    b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+                self._answer_and_close(
+                    b"408 Request Timeout", f"request headers not received within {self.header_timeout:g} s", "headers"
                 )
             self.transport.close()
+
+    def send_400_response(self, msg: str) -> None:
+        """A request h11 cannot read (no Host, a bad request line or
+        Content-Length): the service's error shape, not uvicorn's plain text."""
+        self._answer_and_close(b"400 Bad Request", f"not a valid HTTP/1.1 request ({msg.rstrip('.')})", "request")
+        self.transport.close()
+
+    def _answer_and_close(self, status: bytes, message: str, where: str) -> None:
+        body = json.dumps({"error": message, "where": where}).encode()
+        self.transport.write(
+            b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\n"
+            b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        )
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)

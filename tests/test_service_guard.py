@@ -108,6 +108,29 @@ def test_slowloris_headers_and_bodies_are_cut_off():
             s.close()
 
 
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"GET /healthz HTTP/1.1\r\n\r\n",  # no Host
+        b"POST /v1/solve HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-length: x\r\n\r\n",
+        b"\x00\x01 garbage\r\n\r\n",
+    ],
+)
+def test_a_request_http_cannot_read_gets_the_error_shape(request_bytes):
+    """uvicorn answered these in plain text before the app saw them."""
+    with serving(create_app(Settings()), http=GuardedH11Protocol) as url:
+        sock = raw_connection(url)
+        sock.sendall(request_bytes)
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400") and b"application/json" in head
+        error = json.loads(body)
+        assert error["where"] == "request" and "not a valid HTTP/1.1 request" in error["error"]
+        assert httpx.get(url + "/healthz", timeout=5).status_code == 200
+
+
 def test_abandoned_solves_are_cancelled_and_free_their_threads(spinning):
     ended, _ = spinning
     app = create_app(Settings(solve_threads=2, max_time_limit=30.0, processes=False))
