@@ -12,6 +12,7 @@ from live_server import serving
 from playwright.sync_api import sync_playwright
 
 from routecalc import api, load_position_file, solvers
+from routecalc.errors import RouteViolation
 from service.app import Settings, create_app
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -141,4 +142,84 @@ def test_revenue_parts_show_beside_the_routes(page):
         cells = parts.nth(k).locator("td")
         assert cells.nth(0).text_content() == part["name"] and cells.nth(2).text_content() == str(part["amount"])
     assert page.locator("#board svg polyline.route").count() == len(expected["routes"])
+    assert errors == []
+
+
+def test_an_answer_never_shows_under_another_position(page):
+    """Picking another example while a solve runs drops that solve's answer
+    (it showed the old company's board and revenue under the new position),
+    and a loaded example clears the last answer."""
+    page, errors = page
+    page.select_option("#fixture", "1830-late")
+    page.wait_for_function("document.getElementById('position').value.includes('\"hexes\"')")
+    page.click("#solve")
+    page.wait_for_selector("#status[data-revenue]", timeout=60_000)
+    page.select_option("#fixture", "stress-1867-two-d")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Example stress-1867-two-d')")
+    assert page.locator("#board svg").count() == 0 and page.locator("#revenue").is_hidden()
+    # a reference search of two D trains runs to its limit: pick another example while it runs
+    page.select_option("#solver", "reference")
+    page.fill("#time-limit", "3")
+    page.click("#solve")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Solving')")
+    page.select_option("#fixture", "xs-small")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Example xs-small')")
+    page.wait_for_timeout(4_000)
+    assert page.text_content("#status") == "Example xs-small loaded: press Solve."
+    assert page.locator("#board svg").count() == 0 and page.locator("#revenue").is_hidden()
+    assert not page.is_disabled("#solve")
+    page.select_option("#solver", solvers.DEFAULT_SOLVER)
+    page.fill("#time-limit", "10")
+    assert errors == []
+
+
+def test_check_proposed_routes_on_the_page(page):
+    """The answer's routes copied into the routes box are valid and earn the
+    answer's revenue; a route given twice breaks a named rule."""
+    page, errors = page
+    expected = api.solve(load_position_file(DEMO), solvers.DEFAULT_SOLVER)
+    page.select_option("#fixture", "1830-late")
+    page.wait_for_function("document.getElementById('position').value.includes('\"hexes\"')")
+    page.click("#solve")
+    page.wait_for_selector("#status[data-revenue]", timeout=60_000)
+    page.click("#copy-routes")
+    page.click("#check")
+    page.wait_for_selector("#status[data-state='valid']")
+    assert page.text_content("#status") == f"Valid: revenue {expected['revenue']}"
+    assert page.locator("#board svg polyline.route").count() == len(expected["routes"])
+    routes = json.loads(page.input_value("#routes"))
+    page.fill("#routes", json.dumps(routes + routes[:1]))
+    page.click("#check")
+    page.wait_for_selector("#status[data-state='invalid']")
+    scored = api_violation(DEMO, routes + routes[:1])
+    assert page.text_content("#status").startswith("Not valid: ")
+    assert f"{scored['rule']}: {scored['detail']}" in page.text_content("#status")
+    assert page.locator("#board svg").count() == 0
+    assert errors == []
+
+
+def api_violation(path: Path, routes: list) -> dict:
+    try:
+        api.validate(load_position_file(path), routes)
+    except RouteViolation as exc:
+        return exc.to_json()
+    raise AssertionError("the routes are valid")
+
+
+def test_time_limit_field_and_a_cut_search_are_named(page):
+    page, errors = page
+    page.select_option("#fixture", "stress-1867-two-d")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Example stress-1867-two-d')")
+    page.fill("#time-limit", "")
+    page.click("#solve")
+    page.wait_for_selector("#status.error")
+    assert page.text_content("#status").startswith("Time limit (s):")
+    # a limit too short for any route: the table does not claim that no train can run
+    page.fill("#time-limit", "0.000001")
+    page.press("#time-limit", "Enter")  # Enter in the field solves
+    page.wait_for_selector("#status[data-state='feasible']", timeout=60_000)
+    assert page.get_attribute("#status", "class") == "cut"
+    assert page.text_content("#revenue-total") == "0"
+    assert page.text_content("#revenue tbody tr td:nth-child(2)") == "no route found before the time limit"
+    page.fill("#time-limit", "10")
     assert errors == []

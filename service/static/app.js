@@ -1,8 +1,16 @@
-// The routecalc page: pick, paste or upload a position, solve it, show the board,
-// the routes and their revenue. Plain DOM code against the service's /v1 API.
+// The routecalc page: pick, paste or upload a position, solve it or check proposed
+// routes, show the board, the routes and their revenue. Plain DOM code against the
+// service's /v1 API.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+
+// Each change of the position, each solve and each check starts a new generation;
+// an answer that arrives for an older one is dropped (and its request aborted), so
+// no answer ever shows under another position.
+let generation = 0;
+let inFlight = null;  // the AbortController of the running request
+let loads = 0;  // example downloads: only the last one picked fills the box
 
 function setStatus(text, kind) {
   const el = $("status");
@@ -33,21 +41,41 @@ async function loadChoices() {
   $("time-limit").max = health.max_time_limit;
 }
 
+// The answer on the page belongs to the position as it was: a new position clears
+// it and drops whatever is still running for the old one.
+function positionChanged() {
+  generation += 1;
+  if (inFlight) inFlight.abort();
+  inFlight = null;
+  clearAnswer();
+  setBusy(false);
+}
+
 async function pickFixture() {
   const name = $("fixture").value;
+  $("upload").value = "";
   if (!name) return;
+  const mine = ++loads;
   const response = await fetch(`/v1/fixtures/${encodeURIComponent(name)}`);
+  if (mine !== loads) return;  // another example was picked meanwhile
   if (!response.ok) { setStatus(await apiError(response), "error"); return; }
-  $("position").value = JSON.stringify(await response.json(), null, 1);
+  const text = JSON.stringify(await response.json(), null, 1);
+  if (mine !== loads) return;
+  $("position").value = text;
+  positionChanged();
   setStatus(`Example ${name} loaded: press Solve.`);
 }
 
 function uploadFile() {
   const file = $("upload").files[0];
   if (!file) return;
+  const mine = ++loads;
   file.text().then((text) => {
+    if (mine !== loads) return;
     $("position").value = text;
     $("fixture").value = "";
+    $("upload").value = "";  // the same file picked again is read again
+    positionChanged();
     setStatus(`${file.name} loaded: press Solve.`);
   });
 }
@@ -85,51 +113,106 @@ function showTable(answer) {
   if (!rows.length && !(answer.parts || []).length) {
     const row = body.insertRow();
     row.insertCell().textContent = "–";
-    row.insertCell().textContent = "no train can run";
+    // a search the time limit stopped has not shown that nothing runs
+    row.insertCell().textContent = answer.status && answer.status !== "optimal"
+      ? "no route found before the time limit" : "no train can run";
     row.insertCell().textContent = "0";
   }
   $("revenue-total").textContent = answer.revenue;
   $("revenue").hidden = false;
 }
 
-// A new solve makes the last answer stale: it leaves the page, so that an
-// error never shows under another position's board and revenue.
 function clearAnswer() {
   $("board").innerHTML = "";
   $("revenue").hidden = true;
+  $("copy-routes").hidden = true;
   delete $("status").dataset.revenue;
   delete $("status").dataset.state;
 }
 
-async function solve() {
-  clearAnswer();
+// While a request runs the buttons wait; the one pressed keeps the keyboard's focus.
+function setBusy(busy) {
+  for (const id of ["solve", "check"]) {
+    const button = $(id);
+    const focused = document.activeElement === button;
+    button.disabled = busy;
+    button.setAttribute("aria-busy", busy);
+    if (!busy && focused) button.focus();
+  }
+}
+
+// The position as typed, or a message naming what is wrong with the input.
+function readPosition() {
   const text = $("position").value.trim();
-  if (!text) { setStatus("Paste, upload or pick a position first.", "error"); return; }
-  let position;
-  try { position = JSON.parse(text); } catch (e) { setStatus(`Not JSON: ${e.message}`, "error"); return; }
-  const params = new URLSearchParams();
-  if ($("solver").value) params.set("solver", $("solver").value);
-  if ($("time-limit").value) params.set("time_limit", $("time-limit").value);
-  $("solve").disabled = true;
-  setStatus("Solving…", "busy");
-  const started = performance.now();
+  if (!text) return { error: "Paste, upload or pick a position first." };
+  try { return { text, position: JSON.parse(text) }; } catch (e) { return { error: `Not JSON: ${e.message}` }; }
+}
+
+// The time limit field as a query value: a positive number, capped at the server's.
+function readTimeLimit() {
+  const field = $("time-limit");
+  const seconds = Number(field.value);
+  if (field.value.trim() === "" || !Number.isFinite(seconds) || seconds <= 0) {
+    return { error: `Time limit (s): ${JSON.stringify(field.value)} is not a number of seconds above 0.` };
+  }
+  const most = Number(field.max);
+  return { seconds: most > 0 ? Math.min(seconds, most) : seconds };
+}
+
+// Runs one request of a new generation: work(signal, mine) does the fetching and
+// returns false once its generation is over; errors and aborts end here.
+async function run(work) {
+  if (inFlight) inFlight.abort();
+  clearAnswer();
+  const mine = ++generation;
+  const controller = new AbortController();
+  inFlight = controller;
+  setBusy(true);
   try {
+    await work(controller.signal, () => mine === generation);
+  } catch (e) {
+    if (mine === generation && e.name !== "AbortError") setStatus(`Request failed: ${e.message}`, "error");
+  } finally {
+    if (mine === generation) {
+      inFlight = null;
+      setBusy(false);
+    }
+  }
+}
+
+async function drawBoard(position, routes, signal) {
+  const board = await fetch("/v1/render", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ position, routes }), signal,
+  });
+  if (!board.ok) return apiError(board);
+  $("board").innerHTML = await board.text();
+  return null;
+}
+
+function solve() {
+  return run(async (signal, current) => {
+    const input = readPosition();
+    const limit = readTimeLimit();
+    if (input.error || limit.error) { setStatus(input.error || limit.error, "error"); return; }
+    const params = new URLSearchParams({ time_limit: limit.seconds });
+    if ($("solver").value) params.set("solver", $("solver").value);
+    setStatus(`Solving (time limit ${limit.seconds} s)…`, "busy");
+    const started = performance.now();
     const response = await fetch(`/v1/solve?${params}`, {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: text,
+      method: "POST", headers: { "Content-Type": "application/json" }, body: input.text, signal,
     });
+    if (!current()) return;
     if (!response.ok) { setStatus(await apiError(response), "error"); return; }
     const answer = await response.json();
-    const board = await fetch("/v1/render", {
-      method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ position, routes: answer.routes || answer.plan }),
-    });
-    if (!board.ok) { setStatus(await apiError(board), "error"); return; }
-    $("board").innerHTML = await board.text();
+    const failed = await drawBoard(input.position, answer.routes || answer.plan, signal);
+    if (!current()) return;
+    if (failed) { setStatus(failed, "error"); return; }
     showTable(answer);
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
     setStatus(`${answer.company || answer.game}: revenue ${answer.revenue}, ${answer.status} (bound ${answer.bound}), ` +
-              `solver ${answer.solver}, solved in ${answer.elapsed.toFixed(3)} s (${seconds} s with drawing)`,
-              answer.status === "optimal" ? "done" : "busy");
+              `solver ${answer.solver}, solved in ${answer.elapsed.toFixed(3)} s (${seconds} s with drawing; ` +
+              `time limit ${limit.seconds} s)`, answer.status === "optimal" ? "done" : "cut");
     if (answer.connect) {  // 18C2C's destination proof
       const c = answer.connect;
       const said = c.possible === null ? "unknown (time limit)" : !c.possible ? "impossible"
@@ -138,14 +221,57 @@ async function solve() {
     }
     $("status").dataset.revenue = answer.revenue;
     $("status").dataset.state = answer.status;
-  } catch (e) {
-    setStatus(`Request failed: ${e.message}`, "error");
-  } finally {
-    $("solve").disabled = false;
-  }
+    $("copy-routes").hidden = false;
+    $("copy-routes").onclick = () => {
+      $("routes").value = JSON.stringify(answer.routes || answer.plan, null, 1);
+      $("routes").focus();
+    };
+  });
+}
+
+// Proposed routes (the format's route list; 18XS: the transports) checked by the
+// validator: their revenue, or the rule the first bad one breaks.
+function check() {
+  return run(async (signal, current) => {
+    const input = readPosition();
+    if (input.error) { setStatus(input.error, "error"); return; }
+    let routes;
+    try { routes = JSON.parse($("routes").value.trim() || "null"); } catch (e) {
+      setStatus(`Routes to check: not JSON: ${e.message}`, "error");
+      return;
+    }
+    if (routes === null) { setStatus("Routes to check: give a list of routes first.", "error"); return; }
+    setStatus("Checking…", "busy");
+    const response = await fetch("/v1/validate", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ position: input.position, routes }), signal,
+    });
+    if (!current()) return;
+    if (!response.ok) { setStatus(`Routes to check: ${await apiError(response)}`, "error"); return; }
+    const result = await response.json();
+    if (!result.valid) {
+      const v = result.violation;
+      const which = v.route === null || v.route === undefined ? "" : `route ${v.route}: `;
+      setStatus(`Not valid: ${which}${v.rule}: ${v.detail}`, "error");
+      $("status").dataset.state = "invalid";
+      return;
+    }
+    const failed = await drawBoard(input.position, result.routes || result.plan, signal);
+    if (!current()) return;
+    if (failed) { setStatus(failed, "error"); return; }
+    showTable(result);
+    setStatus(`Valid: revenue ${result.revenue}`, "done");
+    $("status").dataset.revenue = result.revenue;
+    $("status").dataset.state = "valid";
+  });
 }
 
 $("fixture").addEventListener("change", pickFixture);
 $("upload").addEventListener("change", uploadFile);
-$("solve").addEventListener("click", solve);
+$("position").addEventListener("input", () => {
+  positionChanged();
+  setStatus("Position edited: press Solve.");
+});
+$("solve-form").addEventListener("submit", (event) => { event.preventDefault(); solve(); });
+$("check").addEventListener("click", check);
 loadChoices().catch((e) => setStatus(`Cannot reach the service: ${e.message}`, "error"));
