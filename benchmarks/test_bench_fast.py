@@ -28,7 +28,7 @@ from routecalc.solvers.fast import solve_fast, warm_up
 
 GENERIC = CORPUS / "generic"
 NAVIG = ["GW", "CO", "CNR"]
-GENERIC = sorted(GENERIC.glob("*/*.json"))
+GENERIC_FILES = sorted(GENERIC.glob("*/*.json"))
 
 
 def load(path: Path):
@@ -65,7 +65,7 @@ def test_bench_navig18xx(benchmark, company):
 
 def test_bench_generic_corpus(benchmark, request):
     warm_up()
-    loaded = {f"{p.parent.name}/{p.stem}": load(p) for p in GENERIC}
+    loaded = {f"{p.parent.name}/{p.stem}": load(p) for p in GENERIC_FILES}
     times: dict[str, list[float]] = {name: [] for name in loaded}
     revenues: dict[str, int] = {}
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from conftest import CORPUS
 
+from routecalc.bench import table as bench_table
 from routecalc.cli import main
 
 SLICE = sorted(CORPUS.rglob("*.json"))[7::100]  # 5 positions
@@ -83,13 +84,35 @@ def test_bench_table_and_plots_match_the_results(tmp_path, capsys):
     assert rows["broken"]["solved"] == "0"
     assert all("exited with status 3" in r["error"]["message"] for r in results if r["solver"] == "broken")
     totals = {solver: sum(r["seconds"] for r in results if r["solver"] == solver) for solver in rows}
+    fastest = min(totals[solver] for solver in rows if solver != "broken")  # broken answered nothing: no baseline
     for solver, row in rows.items():
-        assert row["x best"] == f"{totals[solver] / min(totals.values()):.2f}"
+        assert row["x best"] == f"{totals[solver] / fastest:.2f}"
 
     for name in ("times", "revenue"):
         assert (out / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert "<svg" in (out / f"{name}.svg").read_text()
     assert "certified optimum" in (out / "report.md").read_text()  # the misses are listed
+
+
+def test_a_solver_that_fails_is_not_the_baseline():
+    """A tool that fails at once (not installed) was the 'fastest', and every
+    solver's time a ratio to its failures."""
+    reference = {"optimum": 10}
+    results = [
+        {
+            "solver": "fast",
+            "file": f,
+            "seconds": 0.5,
+            "answer": {"revenue": 10, "status": "optimal"},
+            "reference": reference,
+        }
+        for f in ("a", "b")
+    ] + [
+        {"solver": "gone", "file": f, "seconds": 0.01, "error": {"message": "not found"}, "reference": reference}
+        for f in ("a", "b")
+    ]
+    rows = {row.solver: row for row in bench_table(results, ["fast", "gone"])}
+    assert rows["fast"].ratio == 1.0 and rows["gone"].ratio == 0.02
 
 
 def test_bench_resumes_into_the_same_results(tmp_path):
