@@ -223,7 +223,8 @@ def report(
         (
             f"{len({r['file'] for r in results})} positions, raw lines in `{results_path.name}`. Times are the "
             "seconds of each solve (wall, on the worker that ran it); CPU s adds up the workers' CPU time; "
-            "x best is the total time over that of the fastest solver answering every position. '= optimum' counts answers equal to the "
+            "x best is the total time over that of the fastest solver answering every position. "
+            "'= optimum' counts answers equal to the "
             "certified optimum; 'below a reference' those under a figure a player or another tool reached."
         ),
         "",

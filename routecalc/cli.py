@@ -1,4 +1,4 @@
-"""The ``routecalc`` command: solve, validate, demo, render, serve, schema.
+"""The routecalc command: solve, validate, render, serve, batch, bench, schema, demo.
 
 Exit status: 0 fine, 1 a route breaks a rule, 2 bad input.
 
@@ -227,7 +227,7 @@ def cmd_serve(args) -> int:
             if args.host in ("0.0.0.0", "::", "")
             else [args.host] + (["127.0.0.1", "localhost", "::1"] if loopback else [])
         )
-    args.allowed_host = ",".join(args.allowed_host)
+    args.allowed_host = ",".join(dict.fromkeys(args.allowed_host))  # each name once (the 421 message lists them)
     args.cors_origin = ",".join(args.cors_origin) if args.cors_origin else None
     args.solve_in = None if args.solve_in is None else int(args.solve_in == "processes")
     for option, env in (
