@@ -126,6 +126,7 @@ def test_solve_an_18xs_fixture_shows_the_transports(page):
         assert cells.nth(0).text_content() == f"{transport['cube']['color']} cube"
         assert cells.nth(2).text_content() == str(transport["income"])
     assert page.locator("#board svg polyline.transport").count() == len(expected["plan"])
+    assert page.text_content("#revenue thead th") == "cube"
     assert errors == []
 
 

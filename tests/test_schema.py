@@ -54,7 +54,7 @@ def test_every_fixture_fits_the_schema():
         position = data.get("position", data)
         games.add(position["game"])
         assert not errors(POSITION, position), (path, errors(POSITION, position)[:3])
-    assert games == {"generic", "18Lilliput", "18C2C-D", "18XS", "18Cuba"}
+    assert games == {"generic", "18Ireland", "18Lilliput", "18C2C-D", "18XS", "18Cuba"}
 
 
 def test_every_corpus_position_fits_the_schema():

@@ -341,6 +341,8 @@ def test_fixtures_listed_and_served(client):
     listing = client.get("/v1/fixtures").json()
     names = {f["name"] for f in listing}
     assert names == {p.stem for p in (ROOT / "fixtures").glob("*.json")}
+    # every game the engine reads has an example on the page
+    assert {f["game"] for f in listing} == {g["name"] for g in client.get("/v1/games").json()}
     demo = next(f for f in listing if f["name"] == "1830-late")
     assert demo["company"] == "NYC" and demo["trains"] == ["4", "5"]
     assert client.get("/v1/fixtures/1830-late").json() == json.loads(demo_text())

@@ -93,6 +93,7 @@ function showTable(answer) {
   body.replaceChildren();
   const lines = $("board").querySelectorAll("polyline.route");
   const rows = drawnLines(answer);
+  $("revenue").tHead.rows[0].cells[0].textContent = answer.plan ? "cube" : "train";  // 18XS: transports
   rows.forEach(([label, path, revenue], k) => {
     const row = body.insertRow();
     const train = row.insertCell();
