@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 from boards import cell, city, column, position
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from routecalc import PositionError, load_position
+from routecalc import PositionError, api, load_position
 from routecalc.model import read_json
 
 
@@ -519,3 +520,13 @@ def test_size_limits_are_named():
     many = [cell(f"A{2 * i + 1}", "") for i in range(2_001)]
     fails(position(many), "hexes", "2,001 cells", "at most 2,000")
     fails(with_(("trains",), ["2"] * 21), "trains", "21 trains", "at most 20")
+
+
+def test_a_company_without_a_token_earns_nothing_and_the_answer_says_why():
+    """Not an error (a company may have no station yet), but most often a
+    misspelt company: the answer names it instead of a bare 0."""
+    data = json.loads((Path(__file__).resolve().parent.parent / "fixtures" / "1830-late.json").read_text())
+    data["company"] = "XYZ"
+    answer = api.solve(data)
+    assert answer["revenue"] == 0 and answer["status"] == "optimal"
+    assert answer["stats"]["auto"]["why"] == "no stop holds a token of XYZ, so no train can run"

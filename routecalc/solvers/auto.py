@@ -73,7 +73,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..graph import TrackGraph
+from ..graph import TOKEN, TrackGraph
 from ..model import Position
 from ..routes import Route, answer
 from ..rules import require_route_engine
@@ -205,6 +205,8 @@ def solve_auto(
             f"enumeration finished within the budget ({limits}): {count:,} routes in "
             f"{steps:,} steps, combined within {work}"
         )
+        if not (graph.flags & TOKEN).any():  # most likely a misspelt company: say so
+            why = f"no stop holds a token of {position.company}, so no train can run"
         return _chosen(graph, tables, routes, started, "fast", why, **stats)
     stalled = stats.get("combination_work", COMBINATION_WORK) >= COMBINATION_WORK
     if (complete and not stalled) or not (complete or any(found.out_of_work for found in listed)):
