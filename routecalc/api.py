@@ -41,6 +41,9 @@ def solve(
             raise PositionError("solver", f"unknown solver {solver!r} (known: {', '.join(SOLVERS)})")
         asked = question(position.game)
         if asked.solve is not None:
+            if asked.warm_up is not None:
+                with deadline.paused():
+                    asked.warm_up()
             return asked.solve(position, Limits(deadline.clip(time_limit), route_limit, progress))
         if solver in KERNEL_SOLVERS and asked.kernels:
             with deadline.paused():

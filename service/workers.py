@@ -32,6 +32,7 @@ from typing import Any
 
 from routecalc import deadline, solvers
 from routecalc.errors import TimeLimitError
+from routecalc.games import QUESTIONS
 
 LOG = logging.getLogger("routecalc.service")
 #: Seconds a worker may go on past its job's limit (or its cancel) before it is killed and replaced.
@@ -67,7 +68,7 @@ class ThreadWorkers:
 
     async def start(self) -> None:
         # kernels and CP-SAT loaded before the first request, so no request's limit pays for them
-        await asyncio.wrap_future(self._executor().submit(solvers.warm_up, cpsat=True))
+        await asyncio.wrap_future(self._executor().submit(warm_up_engine))
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:  # made at start-up, or at first use where no lifespan runs (a mounted app)
@@ -95,13 +96,22 @@ class ThreadWorkers:
         return asyncio.wrap_future(self._executor().submit(job)), handle.cancel
 
 
+def warm_up_engine() -> None:
+    """Kernels (the route solvers' and the games' own searches') and CP-SAT
+    loaded before the first request, so that no request waits for them."""
+    solvers.warm_up(lambda line: None, cpsat=True)
+    for asked in QUESTIONS.values():
+        if asked.warm_up is not None:
+            asked.warm_up()
+
+
 def worker_main(jobs_fd: int, cancels_fd: int, preload: tuple[str, ...]) -> None:
     """A worker process: load the engine (and the ``preload`` modules, where the
     jobs' functions live), then run jobs until the pipe closes. A second thread
     listens for cancels of the job that runs."""
     jobs, cancels = Connection(jobs_fd), Connection(cancels_fd)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the server, which stops its workers
-    solvers.warm_up(lambda line: None, cpsat=True)
+    warm_up_engine()
     for module in preload:
         importlib.import_module(module)
     lock = threading.Lock()

@@ -28,18 +28,22 @@ class Question:
     question is not a route set; the game's own search answers whichever
     solver is named); ``finish`` adds the game's parts to the route solvers'
     answer; ``kernels`` False: the answer runs no numba kernel (the CLI then
-    does not load them before the solve).
+    does not load them before the solve); ``warm_up`` loads the kernels of the
+    game's own search before a solve's clock starts.
     """
 
     solve: Callable[[Position, Limits], dict] | None = None
     validate: Callable[[Position, Any], dict] | None = None
     finish: Callable[[Position, TrackGraph, dict, Limits], dict] | None = None
     kernels: bool = True
+    warm_up: Callable[[], None] | None = None
 
 
 QUESTIONS: dict[str, Question] = {
     "18XS": Question(solve=xs_plan.solve_plan, validate=validate_xs, kernels=False),
-    "18Cuba": Question(solve=cuba_coupled.solve_cuba_coupled, validate=cuba.validate_cuba),
+    "18Cuba": Question(
+        solve=cuba_coupled.solve_cuba_coupled, validate=cuba.validate_cuba, warm_up=cuba_coupled.warm_up
+    ),
     "18C2C-D": Question(finish=c2c.add_connect),
 }
 

@@ -19,10 +19,14 @@ reference must agree on every figure.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
+from .. import solvers
 from ..board import Position
 from ..limits import Limits
+from ..model import load_position
 from ..routes import Route
 from ..rules.cuba import CUBE_INCOME, FC, is_plus
 from ..scoring import pay_table
@@ -30,6 +34,45 @@ from ..solvers.fast import Clock, ceiling, rebuild
 from . import cuba_choice as bb
 from .cuba import WAGON_ORDERS, Game, Run, fc_income  # the reference: answer form and scoring
 from .cuba_routes import CubaRoutes, CubaStops, list_routes
+
+#: A tiny 18Cuba position (a mill between two harbors, FC's token in it, two
+#: company cities, a wagon and sugar) whose solve brings in the game's numba
+#: kernels: the listing's annotation and the choice's branch and bound.
+WARM_UP_POSITION = {
+    "format": 1,
+    "game": "18Cuba",
+    "layout": "flat",
+    "phase": {"name": "5", "colors": ["yellow", "green", "brown"]},
+    "hexes": [
+        {"id": "A1", "code": "offboard=revenue:10,kind:harbor;path=a:0,b:_0"},
+        {
+            "id": "A3",
+            "code": "city=revenue:20,kind:mill;path=a:0,b:_0;path=a:3,b:_0;path=a:4,b:_0;path=a:5,b:_0",
+            "tokens": [["FC"]],
+        },
+        {"id": "A5", "code": "offboard=revenue:10,kind:harbor;path=a:3,b:_0"},
+        {"id": "B2", "code": "city=revenue:30;path=a:1,b:_0", "tokens": [["A"]]},
+        {"id": "B4", "code": "city=revenue:40;path=a:2,b:_0", "tokens": [["A"]]},
+    ],
+    "company": "A",
+    "trains": ["2", {"name": "3+", "wagon": 2}],
+    "options": {"sugar": {"A3-0": 2}, "wagons": [1]},
+}
+_warm = threading.Lock()
+_warmed = False
+
+
+def warm_up() -> None:
+    """Load the kernels an 18Cuba solve runs (from numba's disk cache, or
+    compiled into it: 5-8 s of CPU the first time) by solving a tiny
+    position, so that no solve's time limit pays for them; once a process."""
+    global _warmed
+    with _warm:
+        if not _warmed:
+            solvers.warm_up()
+            solve_cuba_coupled(load_position(WARM_UP_POSITION), Limits())
+            _warmed = True
+
 
 #: Branch-and-bound nodes a search takes in one turn (between two looks at the clock).
 CHUNK = 2_000
