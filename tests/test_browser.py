@@ -171,6 +171,11 @@ def test_an_answer_never_shows_under_another_position(page):
     assert not page.is_disabled("#solve")
     page.select_option("#solver", solvers.DEFAULT_SOLVER)
     page.fill("#time-limit", "10")
+    # the keyboard: Solve pressed with Enter keeps the focus for the next press
+    page.focus("#solve")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#status[data-state='optimal']", timeout=60_000)
+    assert page.evaluate("document.activeElement.id") == "solve"
     assert errors == []
 
 

@@ -131,14 +131,11 @@ function clearAnswer() {
   delete $("status").dataset.state;
 }
 
-// While a request runs the buttons wait; the one pressed keeps the keyboard's focus.
+// While a request runs the buttons wait.
 function setBusy(busy) {
   for (const id of ["solve", "check"]) {
-    const button = $(id);
-    const focused = document.activeElement === button;
-    button.disabled = busy;
-    button.setAttribute("aria-busy", busy);
-    if (!busy && focused) button.focus();
+    $(id).disabled = busy;
+    $(id).setAttribute("aria-busy", busy);
   }
 }
 
@@ -167,6 +164,7 @@ async function run(work) {
   clearAnswer();
   const mine = ++generation;
   const controller = new AbortController();
+  const pressed = document.activeElement;  // a disabled button loses the focus: given back at the end
   inFlight = controller;
   setBusy(true);
   try {
@@ -177,6 +175,7 @@ async function run(work) {
     if (mine === generation) {
       inFlight = null;
       setBusy(false);
+      if (pressed && pressed.tagName === "BUTTON" && document.activeElement === document.body) pressed.focus();
     }
   }
 }
