@@ -212,17 +212,23 @@ def test_no_writable_cache_location_compiles_in_memory_with_a_warning(tiny):
     assert "routecalc: [1/1] compiling total" in said
 
 
-def test_the_cli_on_a_cold_cache_says_it_is_compiling(tmp_path):
-    """The real kernels' cache, copied, without its smallest kernel: the
-    first run compiles that one, with a progress line, and answers."""
+def copy_route_kernels(cache_dir: Path, leave_out: str | None = None) -> None:
+    """The real route kernels' cache entries (loaded or compiled first) into
+    ``cache_dir`` as numba lays it out, but those whose name starts with ``leave_out``."""
     warm_up()
     source = Path(combination._fill_index._cache.cache_path)
     py_file = inspect.getfile(combination._fill_index.py_func)
-    target = tmp_path / _CacheLocator.get_suitable_cache_subpath(py_file)
+    target = cache_dir / _CacheLocator.get_suitable_cache_subpath(py_file)
     target.mkdir(parents=True)
     for entry in source.glob("*.nb[ic]"):
-        if not entry.name.startswith("combination._fill_index-"):
+        if leave_out is None or not entry.name.startswith(leave_out):
             shutil.copy(entry, target / entry.name)
+
+
+def test_the_cli_on_a_cold_cache_says_it_is_compiling(tmp_path):
+    """The real kernels' cache, copied, without its smallest kernel: the
+    first run compiles that one, with a progress line, and answers."""
+    copy_route_kernels(tmp_path, leave_out="combination._fill_index-")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     cli = "import sys; from routecalc.cli import main; sys.exit(main())"
     done = run_python(cli, "solve", str(FIXTURES / "1830-late.json"), env=env)
@@ -241,13 +247,7 @@ def test_the_first_18cuba_solve_does_not_count_its_kernels_compile(tmp_path):
     bound) compiled inside the first solve's clock: 5-8 s of CPU under a 3 s
     limit. The route kernels' cache copied, the game's left out: the solve
     compiles them before its clock starts."""
-    warm_up()
-    source = Path(combination._fill_index._cache.cache_path)
-    py_file = inspect.getfile(combination._fill_index.py_func)
-    target = tmp_path / _CacheLocator.get_suitable_cache_subpath(py_file)
-    target.mkdir(parents=True)
-    for entry in source.glob("*.nb[ic]"):
-        shutil.copy(entry, target / entry.name)
+    copy_route_kernels(tmp_path)
     code = (
         "import json, sys; from routecalc import api, load_position_file; "
         "print(json.dumps(api.solve(load_position_file(sys.argv[1]), time_limit=3)))"
