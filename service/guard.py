@@ -57,7 +57,7 @@ class GuardedH11Protocol(H11Protocol):
         if self.cycle is self._waiting_after and not self.transport.is_closing():
             self.logger.info("closing a connection whose request headers took over %g s", self.header_timeout)
             if self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
-                self._answer_and_close(
+                self._write_error(
                     b"408 Request Timeout", f"request headers not received within {self.header_timeout:g} s", "headers"
                 )
             self.transport.close()
@@ -65,10 +65,10 @@ class GuardedH11Protocol(H11Protocol):
     def send_400_response(self, msg: str) -> None:
         """A request h11 cannot read (no Host, a bad request line or
         Content-Length): the service's error shape, not uvicorn's plain text."""
-        self._answer_and_close(b"400 Bad Request", f"not a valid HTTP/1.1 request ({msg.rstrip('.')})", "request")
+        self._write_error(b"400 Bad Request", f"not a valid HTTP/1.1 request ({msg.rstrip('.')})", "request")
         self.transport.close()
 
-    def _answer_and_close(self, status: bytes, message: str, where: str) -> None:
+    def _write_error(self, status: bytes, message: str, where: str) -> None:
         body = json.dumps({"error": message, "where": where}).encode()
         self.transport.write(
             b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\n"
