@@ -502,7 +502,8 @@ def run_cli(batch: list[Case], time_limit: float, tally: Tally, workdir: Path) -
         path.write_bytes(case.text if isinstance(case.text, bytes) else case.text.encode("utf-8", "surrogatepass"))
         files.append(str(path))
     by_file = {f: c for f, c in zip(files, batch)}
-    cmd = [str(ROOT / ".venv" / "bin" / "routecalc"), "solve", "--time-limit", str(time_limit), *files]
+    # the command of this interpreter's environment (make lowest runs another than .venv)
+    cmd = [str(Path(sys.executable).parent / "routecalc"), "solve", "--time-limit", str(time_limit), *files]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
     last, last_cpu = time.perf_counter(), _cpu_of(proc.pid)
     seen = set()
