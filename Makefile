@@ -60,7 +60,7 @@ LOWEST ?= .venv-lowest
 lowest: $(STAMP) chromium
 	$(BIN)/pip install -q uv
 	$(BIN)/uv venv -q --seed --allow-existing $(LOWEST)
-	$(BIN)/uv pip install -q -p $(LOWEST)/bin/python --resolution lowest-direct -e '.[test,cluster,bench]'
+	$(BIN)/uv pip install -q --compile-bytecode -p $(LOWEST)/bin/python --resolution lowest-direct -e '.[test,cluster,bench]'
 	$(LOWEST)/bin/pytest -n 2
 
 bench: $(STAMP)
