@@ -44,11 +44,16 @@ async function loadChoices() {
 // The answer on the page belongs to the position as it was: a new position clears
 // it and drops whatever is still running for the old one.
 function positionChanged() {
+  dropAnswer();
+  setBusy(false);
+}
+
+// A new generation: the answer shown and the request running are both the last one's.
+function dropAnswer() {
   generation += 1;
   if (inFlight) inFlight.abort();
   inFlight = null;
   clearAnswer();
-  setBusy(false);
 }
 
 async function pickFixture() {
@@ -160,9 +165,8 @@ function readTimeLimit() {
 // Runs one request of a new generation: work(signal, mine) does the fetching and
 // returns false once its generation is over; errors and aborts end here.
 async function run(work) {
-  if (inFlight) inFlight.abort();
-  clearAnswer();
-  const mine = ++generation;
+  dropAnswer();
+  const mine = generation;
   const controller = new AbortController();
   const pressed = document.activeElement;  // a disabled button loses the focus: given back at the end
   inFlight = controller;
