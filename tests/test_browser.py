@@ -229,3 +229,18 @@ def test_time_limit_field_and_a_cut_search_are_named(page):
     assert page.text_content("#revenue tbody tr td:nth-child(2)") == "no route found before the time limit"
     page.fill("#time-limit", "10")
     assert errors == []
+
+
+def test_a_company_without_tokens_is_named_on_the_page(page):
+    page, errors = page
+    position = json.loads(DEMO.read_text())
+    position["company"] = "XYZ"  # no such company on the board: a typo, most often
+    expected = api.solve(position, solvers.DEFAULT_SOLVER)
+    assert expected["revenue"] == 0 and expected["routes"] == []
+    page.fill("#position", json.dumps(position))
+    page.click("#solve")
+    page.wait_for_selector("#status[data-revenue]", timeout=60_000)
+    assert page.text_content("#revenue tbody tr td:nth-child(2)") == expected["stats"]["auto"]["why"]
+    assert expected["stats"]["auto"]["why"] == "no stop holds a token of XYZ, so no train can run"
+    assert page.text_content("#revenue-total") == "0"
+    assert errors == []

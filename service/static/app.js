@@ -119,9 +119,12 @@ function showTable(answer) {
   if (!rows.length && !(answer.parts || []).length) {
     const row = body.insertRow();
     row.insertCell().textContent = "–";
-    // a search the time limit stopped has not shown that nothing runs
+    // a search the time limit stopped has not shown that nothing runs; where the
+    // engine knows why nothing runs (no token of the company: a misspelt id) it says so
+    const why = answer.stats?.auto?.why ?? "";
     row.insertCell().textContent = answer.status && answer.status !== "optimal"
-      ? "no route found before the time limit" : "no train can run";
+      ? "no route found before the time limit"
+      : why.endsWith("no train can run") ? why : "no train can run";
     row.insertCell().textContent = "0";
   }
   $("revenue-total").textContent = answer.revenue;
