@@ -19,6 +19,16 @@ from .rules import require_route_engine
 from .scoring import TrainTable, best_payment, train_tables, within_limits
 from .trains import UNLIMITED
 
+#: Rules a route can break on one of the tracks that join its stops along the
+#: same cells and keep on another.
+TRACK_RULES = frozenset({"track_reused", "reversal", "terminal_passed"})
+#: Connections the search for another way of taking such tracks may take and
+#: check for one route set (some 10-30 ms): a proposal that breaks a rule on
+#: every way is refused within it (the first reading's rule is named). Real
+#: boards have one or two ways; lanes on every edge of a long route have
+#: thousands.
+PICK_STEPS = 20_000
+
 
 def mask_of(conns: list[int], graph: TrackGraph) -> int:
     """Python int bit set of the track pieces of some connections."""
@@ -176,11 +186,7 @@ class RouteSetValidator:
     def _alone(self, rj: Any, i: int, train: int) -> int | None:
         """The revenue of route ``i`` run alone by ``train``, or None if it breaks a rule."""
         try:
-            stops = self._stops(rj, i)
-            conns = self._connections(rj, i, stops, train, set())
-            check_route(stops, conns, self.tables[train], self.graph, i)
-            route = score_route(Route(train, stops, conns), self.tables[train], self.graph, i)
-            return self._game_rules(rj, route, i)
+            return self._scored([rj], [train], first=i)[0].revenue
         except RouteViolation:
             return None
 
@@ -189,17 +195,33 @@ class RouteSetValidator:
         rules (a subclass's hook; raises RouteViolation): here, as scored."""
         return route.revenue
 
-    def _scored(self, routes_json: list, trains: list[int]) -> list[Route]:
-        """The routes, run by ``trains``, checked and scored; or the first broken rule."""
+    def _scored(self, routes_json: list, trains: list[int], first: int = 0) -> list[Route]:
+        """The routes, run by ``trains``, checked and scored; or the first
+        broken rule. Each route first takes, between two stops, the first
+        track no route before it uses. Where tracks along the same cells join
+        two stops more than once (a junction beside a stop, lanes) and that
+        reading breaks a rule, every other way of taking them is tried (a
+        depth-first search over the routes, at most ``PICK_STEPS`` tracks
+        taken) before the first reading's broken rule is named, so neither
+        the order of the routes nor the direction a route is read decides.
+        ``first``: the number of the first route (for messages)."""
+        try:
+            return self._first_reading(routes_json, trains, first)
+        except RouteViolation as exc:
+            if exc.rule not in TRACK_RULES:
+                raise
+            found = self._any_reading(routes_json, trains, first)
+            if found is None:
+                raise
+            return found
+
+    def _first_reading(self, routes_json: list, trains: list[int], first: int) -> list[Route]:
         routes: list[Route] = []
         used: dict[int, int] = {}
-        for i, (rj, train) in enumerate(zip(routes_json, trains)):
+        for i, (rj, train) in enumerate(zip(routes_json, trains), first):
             stops = self._stops(rj, i)
-            conns = self._connections(rj, i, stops, train, set(used))
-            route = Route(train, stops, conns)
-            check_route(stops, conns, self.tables[train], self.graph, i)
-            score_route(route, self.tables[train], self.graph, i)
-            self._game_rules(rj, route, i)
+            conns = self._first_free(self._tracks(rj, i, stops, train), set(used))
+            route = self._route(rj, i, train, stops, conns)
             for c in conns:
                 for p in self.graph.conn_pieces[c]:
                     if p in used:
@@ -211,6 +233,43 @@ class RouteSetValidator:
                     used[p] = i
             routes.append(route)
         return routes
+
+    def _any_reading(self, routes_json: list, trains: list[int], first: int) -> list[Route] | None:
+        """The first valid way of taking the routes' tracks, or None."""
+        try:
+            parsed = [
+                (rj, i, train, stops, self._tracks(rj, i, stops, train))
+                for i, (rj, train) in enumerate(zip(routes_json, trains), first)
+                for stops in [self._stops(rj, i)]
+            ]
+        except RouteViolation:
+            return None  # a route no track choice mends
+        steps = [PICK_STEPS]
+
+        def extend(k: int, used: frozenset[int]) -> list[Route] | None:
+            if k == len(parsed):
+                return []
+            rj, i, train, stops, tracks = parsed[k]
+            for conns in self._picks(tracks, used, steps):
+                steps[0] -= len(conns)  # checking it costs about as much as taking it
+                try:
+                    route = self._route(rj, i, train, stops, conns)
+                except RouteViolation:
+                    continue
+                rest = extend(k + 1, used.union(*(self.graph.conn_pieces[c] for c in conns)))
+                if rest is not None:
+                    return [route, *rest]
+            return None
+
+        return extend(0, frozenset())
+
+    def _route(self, rj: dict, i: int, train: int, stops: list[int], conns: list[int]) -> Route:
+        """Route ``i`` on these connections, checked and scored by the generic and the game's rules."""
+        route = Route(train, stops, conns)
+        check_route(stops, conns, self.tables[train], self.graph, i)
+        score_route(route, self.tables[train], self.graph, i)
+        self._game_rules(rj, route, i)
+        return route
 
     def _train(self, rj: Any, i: int, free: list[int]) -> int:
         if not isinstance(rj, dict):
@@ -243,12 +302,15 @@ class RouteSetValidator:
             out.append(s)
         return out
 
-    def _connections(self, rj: dict, i: int, stops: list[int], train: int, used: set[int]) -> list[int]:
+    def _tracks(self, rj: dict, i: int, stops: list[int], train: int) -> list[list[int]]:
+        """Per consecutive pair of stops, the connections the route may take
+        there: along its ``hexes`` (needed where the cells differ), on track
+        of its train's gauge."""
         hexes = rj.get("hexes")
         if hexes is not None and (not isinstance(hexes, list) or len(hexes) != max(len(stops) - 1, 0)):
             raise PositionError(f"routes[{i}].hexes", "must hold one cell list per consecutive node pair")
         table = self.tables[train]
-        conns: list[int] = []
+        tracks: list[list[int]] = []
         for j in range(len(stops) - 1):
             s, t = stops[j], stops[j + 1]
             ids = self.graph.stop_ids
@@ -274,10 +336,48 @@ class RouteSetValidator:
                     i,
                     [list(ch) for ch in choices],
                 )
+            tracks.append(fitting)
+        return tracks
+
+    def _first_free(self, tracks: list[list[int]], used: set[int]) -> list[int]:
+        """The first connection of each pair that shares no track with ``used``
+        or the route so far (else the first: the checks then name the clash)."""
+        conns: list[int] = []
+        for fitting in tracks:
             mine = set().union(*(self.graph.conn_pieces[c] for c in conns)) if conns else set()
             free = [c for c in fitting if not (used | mine).intersection(self.graph.conn_pieces[c])]
             conns.append((free or fitting)[0])
         return conns
+
+    def _picks(self, tracks: list[list[int]], used: frozenset[int], steps: list[int]) -> Iterator[list[int]]:
+        """Every way of taking one connection of each pair with no piece of
+        track twice or in ``used``, first-free first, while ``steps[0]``
+        (connections taken and checked, shared by one search) lasts."""
+        conns: list[int] = []
+        taken: list[frozenset[int]] = [used]
+        options = [iter(tracks[0])] if tracks else []
+        while options:
+            c = next(options[-1], None)
+            if c is None:
+                options.pop()
+                if conns:
+                    conns.pop()
+                    taken.pop()
+                continue
+            pieces = self.graph.conn_pieces[c]
+            if taken[-1].intersection(pieces):
+                continue
+            steps[0] -= 1
+            if steps[0] < 0:
+                return
+            conns.append(c)
+            taken.append(taken[-1].union(pieces))
+            if len(conns) == len(tracks):
+                yield list(conns)
+                conns.pop()
+                taken.pop()
+            else:
+                options.append(iter(tracks[len(conns)]))
 
 
 def best_assignment(weights: list[list[int]]) -> list[int]:

@@ -134,6 +134,54 @@ def test_track_reused_between_routes():
     assert revenue(pos, [route("2", "A1-0", "A3-0"), route("2", "A3-0", "A5-0")]) == 120
 
 
+# Between A3's city and its top edge run two tracks along the same cells: the
+# edge's path straight in, and round through a junction beside the city;
+# towards A5 the only track passes that junction.
+JUNCTION_BESIDE = column(
+    city(10, edges=(0,)),
+    "city=revenue:20;junction;path=a:3,b:_1;path=a:_1,b:_0;path=a:3,b:_0;path=a:_1,b:0",
+    city(30, edges=(3,)),
+    tokens={0: [["A"]]},
+)
+# Two junctions in A3: in from A1 through J0 to the city, or J0, J1 and the
+# city; in from A5 only through J1.
+TWO_JUNCTIONS = column(
+    city(10, edges=(0,)),
+    "junction;junction;city=revenue:20;path=a:3,b:_0;path=a:_0,b:_2;path=a:_0,b:_1;path=a:_1,b:_2;path=a:_1,b:0",
+    city(30, edges=(3,)),
+    tokens={0: [["A"]], 2: [["A"]]},
+)
+
+
+@pytest.mark.parametrize("nodes", [("A1-0", "A3-0", "A5-0"), ("A5-0", "A3-0", "A1-0")])
+def test_a_route_takes_whichever_track_of_the_same_cells_is_valid(nodes):
+    # read either way, the route needs the straight track at A1's side
+    assert revenue(position(JUNCTION_BESIDE, trains=["3"]), [route("3", *nodes)]) == 60
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_the_order_of_routes_never_decides_which_track_they_take(order):
+    routes = [route("2", "A1-0", "A3-2"), route("2", "A5-0", "A3-2")][::order]
+    assert revenue(position(TWO_JUNCTIONS, trains=["2", "2"]), routes) == 30 + 50
+
+
+@pytest.mark.parametrize("solver", ["reference", "fast", "cpsat", "auto"])
+@pytest.mark.parametrize("cells, optimum", [(JUNCTION_BESIDE, 60), (TWO_JUNCTIONS, 80)])
+def test_answers_on_tracks_of_the_same_cells_validate(solver, cells, optimum):
+    pos = position(cells, trains=["3"] if cells is JUNCTION_BESIDE else ["2", "2"])
+    answer = api.solve(pos, solver)
+    assert answer["revenue"] == optimum
+    assert revenue(pos, answer["routes"]) == optimum
+
+
+def test_a_clash_on_every_track_names_the_first_readings_rule():
+    # both routes need A3's J1 whichever track the first takes
+    routes = [route("3", "A1-0", "A3-2", "A5-0"), route("2", "A5-0", "A3-2")]
+    err = violation(position(TWO_JUNCTIONS, trains=["3", "2"]), routes)
+    assert (err.rule, err.route) == ("track_reused", 1)
+    assert "with route 0" in err.detail
+
+
 def test_terminal_passed_at_an_offboard():
     pos = line_board(city(20), offboard(50), city(30), trains=["3"])
     err = violation(pos, [route("3", "A1-0", "A3-0", "A5-0")])
