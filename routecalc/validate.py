@@ -300,6 +300,12 @@ class RouteSetValidator:
             if s < 0:
                 raise PositionError(f"routes[{i}].nodes[{j}]", f"{n} is a junction, not a stop")
             out.append(s)
+        skip = rj.get("skip", [])  # not read: the route is paid at best, its own skip answered
+        if not isinstance(skip, list) or not all(isinstance(n, str) for n in skip):
+            raise PositionError(f"routes[{i}].skip", "must be a list of node ids")
+        for j, n in enumerate(skip):
+            if n not in nodes:
+                raise PositionError(f"routes[{i}].skip[{j}]", f"{n!r} is not one of the route's nodes")
         return out
 
     def _tracks(self, rj: dict, i: int, stops: list[int], train: int) -> list[list[int]]:
@@ -317,7 +323,7 @@ class RouteSetValidator:
             candidates = self.graph.connections_between(s, t)
             if hexes is not None:
                 want = hexes[j]
-                if not isinstance(want, list):
+                if not isinstance(want, list) or not all(isinstance(cell, str) for cell in want):
                     raise PositionError(f"routes[{i}].hexes[{j}]", "must be a list of cell ids")
                 candidates = [c for c in candidates if list(self.graph.oriented_cells(c, s)) == want]
             if not candidates:

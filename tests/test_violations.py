@@ -395,6 +395,9 @@ def test_trains_sharing_a_name_are_read_the_way_that_pays_best():
         ([{"train": "2", "nodes": ["A1-0", "Q7-0"]}], "routes[0].nodes[1]"),
         ([{"train": "2", "nodes": ["A1-0", "A3-0"], "hexes": [["A1", "A3"], ["A3"]]}], "routes[0].hexes"),
         ([{"train": "2", "nodes": ["A1-0", "A3-0"], "hexes": ["A1"]}], "routes[0].hexes[0]"),
+        ([{"train": "2", "nodes": ["A1-0", "A3-0"], "hexes": [[1, 2]]}], "routes[0].hexes[0]"),
+        ([{"train": "2", "nodes": ["A1-0", "A3-0"], "skip": 5}], "routes[0].skip"),
+        ([{"train": "2", "nodes": ["A1-0", "A3-0"], "skip": ["Q7-3"]}], "routes[0].skip[0]"),
     ],
 )
 def test_malformed_routes_are_position_errors(routes, where):
