@@ -131,7 +131,14 @@ class RouteSetValidator:
 
     def routes(self, routes_json: Any) -> list[Route]:
         """The scored :class:`Route` objects of a valid route set (solvers
-        seeding a search with another solver's answer use it)."""
+        seeding a search with another solver's answer use it): of its
+        readings, the one whose routes pay most."""
+        return max(self.readings(routes_json), key=lambda routes: sum(r.revenue for r in routes))
+
+    def readings(self, routes_json: Any) -> Iterator[list[Route]]:
+        """Each valid way of giving the proposal's routes to the company's
+        trains (:meth:`_assignments`), checked and scored; where none is
+        valid, the first one's broken rule is raised."""
         if isinstance(routes_json, dict) and "routes" in routes_json:
             routes_json = routes_json["routes"]
         if not isinstance(routes_json, list):
@@ -140,18 +147,18 @@ class RouteSetValidator:
             raise PositionError("routes", f"{len(routes_json)} routes (a company runs at most {MAX_TRAINS} trains)")
         free = list(range(len(self.position.trains)))
         first = [self._train(rj, i, free) for i, rj in enumerate(routes_json)]
-        best, error = None, None
+        error, valid = None, False
         for trains in self._assignments(routes_json, first):
             try:
                 routes = self._scored(routes_json, trains)
             except RouteViolation as exc:
                 error = error or exc
                 continue
-            if best is None or sum(r.revenue for r in routes) > sum(r.revenue for r in best):
-                best = routes
-        if best is None:
+            valid = True
+            yield routes
+        if not valid:
+            assert error is not None  # the first assignment is always tried
             raise error
-        return best
 
     def _assignments(self, routes_json: list, first: list[int]) -> Iterator[list[int]]:
         """Trains for the routes: the first free train of each route's name,

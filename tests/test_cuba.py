@@ -362,6 +362,42 @@ def test_a_pool_of_many_wagons_is_cut_to_the_largest_the_trains_can_take():
     assert validate(board, routes)["revenue"] == 180
 
 
+@pytest.mark.parametrize("pin", [{}, {"wagon": 3}])
+def test_trains_of_one_name_differing_in_obsolete_and_wagon(pin):
+    """An obsolete 3 carrying a 3-wagon beside a plain 3: the route mill - city
+    - harbor pays 40 on the plain 3 (no wagon), or 30 on the obsolete one (the
+    harbor beyond its range) with 3 cubes delivered, 90. The validator once
+    scored the plain 3's route with the other train's wagon (130), and with
+    the wagon named refused it (no 3-wagon in options.wagons)."""
+    board = line(
+        mill(20, edges=(0,)),
+        city(10),
+        harbor(edges=(3,)),
+        tokens={0: [["B"]], 1: [["A"]]},
+        trains=[{"name": "3", "wagon": 3, "obsolete": True}, "3"],
+        sugar={"A1-0": 3},
+    )
+    assert revenue(board) == 120
+    answer = validate(board, [dict(route("3", "A1-0", "A3-0", "A5-0"), **pin)])
+    assert (answer["revenue"], answer["sugar"]["cubes"]) == (120, 3)
+
+
+def test_a_route_only_one_train_of_a_name_runs_carries_that_trains_wagon():
+    """A 2 (one harbor beyond its range) runs harbor - mill - mill; the
+    obsolete 2 with the 1-wagon cannot (one stop and the harbor), so no cube
+    is delivered: 20, not 20 + 30."""
+    board = line(
+        harbor(edges=(0,)),
+        mill(20),
+        mill(0, edges=(3,)),
+        tokens={2: [["A"]]},
+        trains=[{"name": "2", "obsolete": True, "wagon": 1}, "2"],
+        sugar={"A3-0": 1, "A5-0": 2},
+    )
+    assert revenue(board) == 20
+    assert validate(board, [route("2", "A1-0", "A3-0", "A5-0")])["revenue"] == 20
+
+
 def test_sugar_needs_a_harbor_end():
     board = line(
         city(30), mill(20), city(10), tokens={0: [["A"]]}, trains=[{"name": "3", "wagon": 3}], sugar={"A3-0": 3}

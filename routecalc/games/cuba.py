@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import Any
@@ -33,6 +33,7 @@ from ..rules.cuba import CUBE_INCOME, DEFAULT_FC_FEE, FC, UNSHIPPED_INCOME, is_p
 from ..scoring import pay_table, train_tables
 from ..solvers.fast import ceiling
 from ..solvers.reference import enumerate_routes
+from ..trains import Train
 from ..validate import RouteSetValidator, mask_of
 
 
@@ -419,6 +420,11 @@ def solve_cuba(position: Position, limits: Limits) -> dict:
     return out
 
 
+#: Readings of a proposal :class:`CubaValidator` prices at most, each a way of
+#: giving its routes to kinds of train of one name (a company holds a few).
+MOST_READINGS = 256
+
+
 class CubaValidator(RouteSetValidator):
     """The route validator with 18Cuba's route rules (:meth:`Game.cuba_route`)
     on top of the generic checks, pairing a route first with a train that
@@ -440,6 +446,43 @@ class CubaValidator(RouteSetValidator):
             )
         return self.game.cuba_route(route, i).route.revenue
 
+    def _assignments(self, routes_json: list, first: list[int]) -> Iterator[list[int]]:
+        """Where trains of one name differ in more than their wagon (an
+        obsolete 3 beside a 3), every way of giving the routes to those kinds
+        of train: a route's pay and the sugar its train's wagon carries both
+        change with it, so :func:`validate_cuba` prices each reading whole
+        (the generic matching weighs the routes' pay alone). A route naming a
+        ``wagon`` goes to a train carrying it, else to one carrying none (a
+        pool wagon). Trains differing only in their wagons are
+        :func:`best_trains`'s to choose among. Past ``MOST_READINGS`` ways,
+        the generic readings."""
+        trains = self.position.trains
+        kinds: dict[str, dict[Train, list[int]]] = {}
+        for k, t in enumerate(trains):
+            kinds.setdefault(t.name, {}).setdefault(replace(t, wagon=0), []).append(k)
+        options = [list(kinds[trains[k].name]) for k in first]
+        if all(len(o) == 1 for o in options) or math.prod(len(o) for o in options) > MOST_READINGS:
+            yield from super()._assignments(routes_json, first)
+            return
+        yield first
+        seen = {tuple(first)}
+        pins = [rj.get("wagon", 0) for rj in routes_json]
+        for chosen in product(*options):
+            run_deadline.check("giving trains of one name to routes")
+            taken: set[int] = set()
+            picked = [0] * len(first)
+            for i in sorted(range(len(first)), key=lambda i: not pins[i]):  # the named wagons first
+                spare = [k for k in kinds[trains[first[i]].name][chosen[i]] if k not in taken]
+                fits = [k for k in spare if trains[k].wagon == pins[i]] + [k for k in spare if not trains[k].wagon]
+                if not (fits if pins[i] else spare):
+                    break
+                picked[i] = (fits if pins[i] else spare)[0]
+                taken.add(picked[i])
+            else:
+                if tuple(picked) not in seen:
+                    seen.add(tuple(picked))
+                    yield picked
+
     def _train(self, rj: Any, i: int, free: list[int]) -> int:
         if isinstance(rj, dict):
             trains, want = self.position.trains, rj.get("wagon", 0)
@@ -455,7 +498,8 @@ class CubaValidator(RouteSetValidator):
 
 def validate_cuba(position: Position, proposal: Any, game: Game | None = None) -> dict:
     """Score a proposed route set: the routes must be valid; sugar, wagons
-    (unless a route names its ``wagon``) and fees are then the best the routes allow.
+    (unless a route names its ``wagon``) and fees are then the best the routes allow,
+    over every reading of the routes by the company's trains (:meth:`CubaValidator._assignments`).
     ``game``: the position already compiled (callers checking many proposals)."""
     if position.company == FC:
         routes = proposal.get("routes") if isinstance(proposal, dict) else proposal
@@ -463,9 +507,27 @@ def validate_cuba(position: Position, proposal: Any, game: Game | None = None) -
             raise RouteViolation("fc_runs", "the FC runs no routes: its income is its token cities and the sugar")
         return fc_income(position)
     game = game or Game(position)
-    validator = CubaValidator(position, game)
-    routes = validator.routes(proposal)
-    raw = proposal["routes"] if isinstance(proposal, dict) else proposal
+    raw = proposal["routes"] if isinstance(proposal, dict) and "routes" in proposal else proposal
+    best: tuple[list[Run], Extras] | None = None
+    error: RouteViolation | None = None
+    for routes in CubaValidator(position, game).readings(proposal):
+        try:
+            runs, extras = _priced(game, routes, raw)
+        except RouteViolation as exc:  # a wagon the reading's trains cannot carry
+            error = error or exc
+            continue
+        if best is None or extras.value > best[1].value:
+            best = runs, extras
+    if best is None:
+        assert error is not None  # readings yields at least one valid reading or raises
+        raise error
+    return game.answer(*best)
+
+
+def _priced(game: Game, routes: list[Route], raw: list) -> tuple[list[Run], Extras]:
+    """A reading's runs and its best sugar, wagons and fees, with the wagons
+    the routes name pinned."""
+    position = game.position
     runs = [game.cuba_route(r, i) for i, r in enumerate(routes)]
     pinned: dict[int, int] = {}
     pool = list(game.wagons)
@@ -481,27 +543,26 @@ def validate_cuba(position: Position, proposal: Any, game: Game | None = None) -
             raise RouteViolation("wagon", f"no {cap!r}-wagon left in options.wagons", i)
         pool.remove(cap)
         pinned[i] = cap
-    runs, extras = best_trains(game, runs, [i for i, rj in enumerate(raw) if "wagon" not in rj], pinned)
-    return game.answer(runs, extras)
+    return best_trains(game, runs, [i for i, rj in enumerate(raw) if "wagon" not in rj], pinned)
 
 
 def best_trains(game: Game, runs: list[Run], free: list[int], pinned: dict[int, int]) -> tuple[list[Run], Extras]:
-    """The routes that name no wagon given the trains of their names (which
-    differ only in their wagons) the way that pays most: a route is valid on
-    any train of its name, only the sugar it carries changes. Where the wagons
+    """The routes that name no wagon given the trains of their kind (their
+    name and state, the wagon aside) the way that pays most: a route is valid
+    on any train of its kind, only the sugar it carries changes. Where the wagons
     of the trains to choose from differ, one CP-SAT model picks trains, pool
     wagons and cubes together (ten trains of a name have 3.6 million orders)."""
     trains = game.position.trains
     taken = {runs[i].route.train for i in range(len(runs)) if i not in free}
-    spare: dict[tuple[str, int], list[int]] = {}  # trains to choose from by kind: name and wagon
+    spare: dict[tuple[Train, int], list[int]] = {}  # trains to choose from by kind and wagon
     for k, t in enumerate(trains):
         if k not in taken:
-            spare.setdefault((t.name, t.wagon), []).append(k)
+            spare.setdefault((replace(t, wagon=0), t.wagon), []).append(k)
     choices: list[list[tuple[Hashable, int]]] = []
     for i, run in enumerate(runs):
-        name = trains[run.route.train].name
+        kind = replace(trains[run.route.train], wagon=0)
         if i in free:
-            choices.append([(kind, kind[1]) for kind in spare if kind[0] == name])
+            choices.append([(key, key[1]) for key in spare if key[0] == kind])
         else:
             choices.append([(("fixed", i), pinned.get(i) or trains[run.route.train].wagon)])
     if all(len(options) == 1 for options in choices):
