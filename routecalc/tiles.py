@@ -264,7 +264,12 @@ def _node(index: int, part: str, params: dict[str, str], where: str) -> TileNode
     if part in ("city", "offboard"):
         slots = _int(params.get("slots", "1" if part == "city" else "0"), where, "slots", 0, MAX_SLOTS)
     groups = tuple(filter(None, params.get("groups", "").split("|")))
-    goods = tuple(filter(None, params.get("goods", "").split("|")))
+    goods = tuple(params["goods"].split("|")) if params.get("goods") else ()
+    if "" in goods:
+        raise PositionError(where, f"goods:{params['goods']} lists an empty cube colour")
+    served = params.get("served", "0")
+    if served not in ("0", "1", "false", "true"):
+        raise PositionError(where, f"served:{served} is neither 1 (served) nor 0")
     return TileNode(
         index=index,
         type=part,
@@ -274,7 +279,7 @@ def _node(index: int, part: str, params: dict[str, str], where: str) -> TileNode
         kind=params.get("kind") or None,
         color=params.get("color"),
         goods=goods,
-        served=params.get("served", "0") not in ("0", "false"),
+        served=served in ("1", "true"),
     )
 
 

@@ -444,6 +444,39 @@ def test_bad_cells_are_named(code, words):
     assert err.value.where == "cell D1" and words in err.value.message
 
 
+@pytest.mark.parametrize("code", ["city=revenue:0,color:pink,served:no", "city=revenue:0,color:blue,goods:pink||blue"])
+def test_a_served_or_goods_typo_is_named(code):
+    """served:no once meant served (anything but 0), and an empty goods entry was dropped."""
+    cells = LINE[:3] + [boards.cell("D1", code + ";path=a:1,b:_0")]
+    with pytest.raises(PositionError) as err:
+        solve(board(cells, locomotive=3))
+    assert err.value.where.startswith("cell D1") and ("served:no" in err.value.message or "empty" in err.value.message)
+
+
+def test_a_plan_names_the_kind_of_destination_in_a_cell_of_two():
+    """B1 holds a port beside a blue city: the white cube goes to the port
+    (1, and stays there), then on to D1's city (2). Validated, the first
+    transport was read as delivered to the city, so the second found no cube."""
+    cells = [
+        boards.cell("A1", node(color="pink", goods="white", edges=(3,))),
+        boards.cell(
+            "B1", "city=revenue:0,kind:port;city=revenue:0,color:blue;path=a:1,b:_0;path=a:_0,b:_1;path=a:3,b:_0"
+        ),
+        boards.cell("C1", trail()),
+        boards.cell("D1", node(color="grey", edges=(1,))),
+    ]
+    position = board(cells, locomotive=2, actions=2)
+    answer = solve(position)
+    assert answer["revenue"] == 3 and [t["to_kind"] for t in answer["plan"]] == ["port", "city"]
+    assert validate(position, {"transports": answer["plan"]})["revenue"] == 3
+    with pytest.raises(RouteViolation) as err:  # to the city, the cube is gone
+        validate(position, [dict(answer["plan"][0], to_kind="city"), answer["plan"][1]])
+    assert err.value.rule == "cube_missing"
+    with pytest.raises(PositionError) as bad:
+        validate(position, [dict(answer["plan"][0], to_kind="harbor")])
+    assert bad.value.where == "transports[0].to_kind"
+
+
 def test_trains_and_tokens_are_refused():
     with pytest.raises(PositionError) as err:
         solve(boards.position(LINE, ["2"], company=None, layout="square", game="18XS", options={"locomotive": 3}))

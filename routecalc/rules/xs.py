@@ -65,8 +65,10 @@ two consecutive port cells). ``revenue`` is the plan's total income,
 stopped it (``bound`` is then an upper bound on the plan's income).
 
 :func:`routecalc.api.validate` takes ``{"transports": [<transport>, ...]}``
-(or the bare list) of which each needs ``cube`` and ``cells`` (``to`` and
-``card`` optional; the answer's other keys are accepted and recomputed) and
+(or the bare list) of which each needs ``cube`` and ``cells`` (``to``,
+``card`` and ``to_kind`` optional: ``to_kind`` picks the destination where
+the last cell holds a city beside an LC or port, else the city is taken;
+the answer's other keys are accepted and recomputed) and
 returns ``{"game": "18XS", "revenue": total, "plan": [scored transports]}``
 or raises a RouteViolation naming the rule: ``too_many_transports``,
 ``cube_missing``, ``own_city``, ``cell_entered_twice``, ``too_far``,
@@ -414,7 +416,7 @@ def validate_xs(position: Position, proposal: Any) -> dict:
         )
     moves = []
     for i, raw in enumerate(transports):
-        color, cells, card = _parse_transport(raw, i, position)
+        color, cells, card, kind = _parse_transport(raw, i, position)
         starts = _start_nodes(position, state, color, cells, i)
         distance = len(cells) - 1
         if card is not None and not state.cards[CARDS.index(card)]:
@@ -423,7 +425,7 @@ def validate_xs(position: Position, proposal: Any) -> dict:
         if not allowed:
             limit = max(me.limit_and_level(c)[0] for c in ([card] if card else me.card_choices(me.cards)))
             raise RouteViolation("too_far", f"enters {distance} cells; at most {limit} allowed", i)
-        start, to, to_kind = _destination(trails, state, starts, color, cells, i)
+        start, to, to_kind = _destination(trails, state, starts, color, cells, kind, i)
         moves.append(((start, color), cells, to, to_kind, allowed))
         state = state.after((start, color), to, to_kind, card)
     cards = _assign_cards(me, [(m[3], len(m[1]) - 1, m[4]) for m in moves])
@@ -436,8 +438,9 @@ def validate_xs(position: Position, proposal: Any) -> dict:
     return {"game": "18XS", "revenue": sum(t["income"] for t in plan), "plan": plan}
 
 
-def _parse_transport(raw: Any, i: int, position: Position) -> tuple[str, list[str], str | None]:
-    """The cube's colour, the cells and the card of a proposed transport."""
+def _parse_transport(raw: Any, i: int, position: Position) -> tuple[str, list[str], str | None, str | None]:
+    """The cube's colour, the cells, the card and the kind of destination
+    (``to_kind``, where given) of a proposed transport."""
     where = f"transports[{i}]"
     if not isinstance(raw, dict):
         raise PositionError(where, "must be an object")
@@ -460,7 +463,10 @@ def _parse_transport(raw: Any, i: int, position: Position) -> tuple[str, list[st
     card = raw.get("card")
     if card is not None and card not in CARDS:
         raise PositionError(f"{where}.card", f"unknown bid card {card!r} ({' or '.join(CARDS)})")
-    return cube["color"], cells, card
+    kind = raw.get("to_kind")
+    if kind is not None and kind not in ("city", *DESTINATION_KINDS):
+        raise PositionError(f"{where}.to_kind", f"{kind!r} is not city, {' or '.join(DESTINATION_KINDS)}")
+    return cube["color"], cells, card, kind
 
 
 def _start_nodes(position: Position, state: TurnState, color: str, cells: list[str], i: int) -> list[int]:
@@ -479,13 +485,20 @@ def _start_nodes(position: Position, state: TurnState, color: str, cells: list[s
 
 
 def _destination(
-    trails: Trails, state: TurnState, starts: list[int], color: str, cells: list[str], i: int
+    trails: Trails, state: TurnState, starts: list[int], color: str, cells: list[str], want: str | None, i: int
 ) -> tuple[int, int, str]:
     """The start node, destination node and its kind of a ``color`` cube's
-    transport along ``cells``; raises the destination and trail rules it breaks."""
+    transport along ``cells``; raises the destination and trail rules it
+    breaks. ``want``: the kind of destination the proposal names, where its
+    last cell holds more than one (a city beside an LC or a port); without
+    it, the city."""
     position = trails.position
     last = position.cells[cells[-1]].nodes
     targets = {n: kind for n in last if (kind := destination_kind(position.nodes[n], color, state.served, n))}
+    if want is not None and targets and want not in targets.values():
+        raise RouteViolation("not_a_destination", f"{cells[-1]} has no {want} that takes the {color} cube", i)
+    if want is not None:
+        targets = {n: kind for n, kind in targets.items() if kind == want}
     if not targets:
         cities = [n for n in last if position.nodes[n].type == "city"]
         if not cities:
