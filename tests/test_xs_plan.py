@@ -369,6 +369,19 @@ def test_a_time_limit_holds_on_a_board_of_thousands_of_cells():
     assert waited < 1.0 + 4, f"took {waited:.1f} s under a 1 s limit"
 
 
+def test_bid_cards_never_answer_less_than_the_plan_without_them():
+    """A 12 x 12 board of open trails, level 8, 8 actions, two double-distance
+    cards and one as-level-8: the walks of 16 cells took the whole limit and
+    the answer was one transport (18, bound 144); the plan without cards,
+    valid with them, is 80 (0.3 s). It is now searched first."""
+    data = json.loads((FIXTURES / "limits" / "xs-open-12x12-cards.json").read_text())
+    plain = {**data, "options": {**data["options"], "double_distance": 0, "as_level_8": 0}}
+    assert solve(plain)["revenue"] == 80
+    answer = solve(data, time_limit=3.0)
+    assert answer["revenue"] >= 80 and answer["bound"] >= answer["revenue"]
+    assert validate(data, {"transports": answer["plan"]})["revenue"] == answer["revenue"]
+
+
 @pytest.mark.parametrize(
     "name, actions, revenue",
     [
