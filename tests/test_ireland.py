@@ -212,6 +212,23 @@ def test_narrow_junction_feeds_both_branches():
     assert feeders_by_id(board(hexes, ["2H"]))["A1-0"] == 30
 
 
+def test_a_junction_with_broad_track_ends_the_walk():
+    """A junction is a node: with a broad path of its own it ends the walk
+    like a broad station (the walk once went through, and C3's 10 fed A1)."""
+    hexes = [
+        {"id": "A1", "code": "city=revenue:20;path=a:0,b:_0;path=a:5,b:_0" + N, "tokens": [["CO"]]},
+        {"id": "A3", "code": "city=revenue:30;path=a:3,b:_0"},
+        {"id": "B2", "code": f"junction;path=a:2,b:_0{N};path=a:0,b:_0;path=a:5,b:_0{N}"},
+        {"id": "C3", "code": "town=revenue:10;path=a:2,b:_0" + N},
+    ]
+    assert "A1-0" not in feeders_by_id(board(hexes, ["2H"]))
+    assert solve(board(hexes, ["2H"]))["revenue"] == 50
+    narrow = [
+        dict(h, code=h["code"].replace("path=a:0,b:_0;", f"path=a:0,b:_0{N};")) if h["id"] == "B2" else h for h in hexes
+    ]
+    assert feeders_by_id(board(narrow, ["2H"]))["A1-0"] == 10  # all narrow: passed
+
+
 def test_a_broad_station_reached_twice_still_ends_the_walk():
     """route-rules.md: the first node with a broad path ends the walk. Here the
     broad-pathed town C5 is reached along two narrow tracks (via B4 and via C3);

@@ -10,7 +10,10 @@ How the feeder walk reads track the rule text leaves open (none of it occurs
 on the 18Ireland map, whose tiles have neither dual track nor junctions):
 
 - it follows narrow and dual paths, across an edge only where the track on
-  both sides fits one gauge, and through junctions; broad paths stop it;
+  both sides fits one gauge, and through junctions whose paths are all
+  narrow; broad paths stop it, and so does a junction with any other path
+  (a junction is a node, and "the first node that has any broad path ends
+  the walk");
 - a node counts only when every path it has is narrow (as on 18xx.games, a
   dual path makes a node "broad": the walk ends there, unpaid);
 - a terminal path may end the walk at its node (which counts) but not pass it.
@@ -132,7 +135,8 @@ class _FeederWalk:
                 continue
             node = to.node
             if nodes[node].type == "junction":
-                todo += [(qi, End(node=node)) for qi in self.paths_at_node.get(node, ()) if qi != pi]
+                if self.all_narrow[node]:  # a node with any other track ends the walk, a junction too
+                    todo += [(qi, End(node=node)) for qi in self.paths_at_node.get(node, ()) if qi != pi]
                 continue
             if node in seen_nodes:
                 continue
