@@ -10,13 +10,15 @@ tipped auto to CP-SAT). Path, answer and work counts must be identical.
 
 from __future__ import annotations
 
+import json
 import time
 from unittest import mock
 
 import pytest
 from conftest import CORPUS, ROOT
+from ortools.sat.python import cp_model
 
-from routecalc import load_position_file
+from routecalc import api, load_position_file
 from routecalc.graph import compile_position
 from routecalc.solvers import auto, cpsat, fast, packing
 
@@ -90,3 +92,32 @@ def test_demanded_maxima_at_any_clock_speed():
     assert (idle["revenue"], idle["status"]) == (1380, "optimal")
     assert idle["stats"]["auto"]["maxima"]["8"]["cpsat_route"] == 560
     assert path_and_answer(loaded) == path_and_answer(idle)
+
+
+def cuba_heavy_board() -> dict:
+    """An 18Cuba major with five trains and six pool wagons: more wagon
+    orders than the branch and bound takes, so CP-SAT's choice answers."""
+    data = json.loads((ROOT / "fixtures" / "cuba-board" / "major-dense-03-fee40.json").read_text())
+    data["trains"] = ["8", "8", "4D", "4", "4"]
+    data.setdefault("options", {})["wagons"] = [1, 2, 3, 1, 2, 3]
+    return data
+
+
+def test_every_cp_sat_search_runs_one_worker():
+    """Several CP-SAT workers race and share what they find: the same position
+    gave other routes (and other fees) each run, all optimal, on 18Cuba's
+    choice and on the packing of listed routes. One worker is deterministic."""
+    workers: list[int] = []
+    plain = cp_model.CpSolver.solve
+
+    def solve_counted(self, model, callback=None):
+        workers.append(self.parameters.num_workers)
+        return plain(self, model, callback)
+
+    with mock.patch.object(cp_model.CpSolver, "solve", solve_counted):
+        answer = api.solve(cuba_heavy_board())
+        assert answer["solver"] == "cuba-cpsat" and answer["revenue"] == 970
+        stalled = ([], 10**9, {})  # the fast combination never finishes: the packing path
+        with mock.patch.object(auto, "combine_company", return_value=stalled):
+            assert solve(SMALL, False)["solver"] == "packing"
+    assert workers and set(workers) == {1}

@@ -23,7 +23,6 @@ beats the incumbent are modelled: no other route can be in a better choice.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Hashable
 
@@ -53,7 +52,7 @@ def solve_choice(
     if left is not None:
         time_limit = left if time_limit is None else min(time_limit, left)
     solver = cp_model.CpSolver()
-    solver.parameters.num_workers = min(8, os.cpu_count() or 1)
+    solver.parameters.num_workers = 1  # one worker is deterministic: several answered other routes each run
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
     status = solver.solve(m)

@@ -11,7 +11,6 @@ piece carries at most one route (``AddAtMostOne`` per piece).
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections import defaultdict
 
@@ -115,7 +114,7 @@ def pack_routes(
             model.add_hint(lit, (t, k) in in_greedy)
     model.add(total >= floor)  # the greedy set is among the literals
     solver = cp_model.CpSolver()
-    solver.parameters.num_workers = os.cpu_count() or 1
+    solver.parameters.num_workers = 1  # deterministic: several workers answered other sets each run
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(0.01, time_limit - (time.perf_counter() - started))
     code = solver.solve(model)
