@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import positions
 
+from routecalc import api
 from routecalc.graph import BLOCKED, END_ONLY, TOKEN, compile_position
 from routecalc.kernels.longest import new_chain_work, route_bound, track_points
 from routecalc.model import load_position, load_position_file
@@ -723,3 +724,22 @@ def test_richest_first_orders_each_stops_connections_by_falling_weight(position_
         expected = sorted(entries, key=lambda entry: -weight[entry[0]])  # stable: ties keep the board's order
         got = list(zip(ordered.adj_other[lo:hi], ordered.adj_conn[lo:hi], ordered.adj_forward[lo:hi], strict=True))
         assert got == expected
+
+
+def test_trains_of_one_name_and_two_kinds_keep_their_own_searches():
+    """A 1867 8 given as a train object (cities 8, towns free, fill) beside
+    the catalogue 8: auto remembered its branch and bound searches by train
+    name, so the catalogue 8's paused search was run on for the other 8
+    (AssertionError: the payment kernel priced a route 470, the validator
+    490). Short budgets make both searches pause."""
+    data = json.loads((ROOT / "fixtures" / "corpus" / "generic" / "1867" / "21268-a994.json").read_text())
+    position = data["position"]
+    towns_free = [{"nodes": ["city", "offboard"], "pay": 8, "visit": 8}, {"nodes": ["town"], "pay": 0, "visit": 99}]
+    position["trains"] = [{"name": "8", "distance": towns_free, "fill": True}, "8"]
+    optimum = api.solve(position, "cpsat")
+    assert optimum["status"] == "optimal"
+    with mock.patch.object(auto, "ENUMERATION_STEPS", 500), mock.patch.object(auto, "MAXIMUM_STEPS", 20):
+        loaded = load_position(position)
+        answer = auto.solve_auto(loaded, compile_position(loaded))
+    assert (answer["status"], answer["revenue"]) == ("optimal", optimum["revenue"]) == ("optimal", 870)
+    assert set(answer["stats"]["auto"]["maxima"]) == {"8 (train 1)", "8 (train 2)"}

@@ -308,7 +308,7 @@ def _maxima(
 
     maxima = {t: found.upper for t, found in enumerate(listed) if found.complete}
     unproven = [t for t in range(len(listed)) if t not in maxima]
-    searched: dict = {listed[t].table.train.name: {} for t in unproven}
+    searched: dict = {_kind_name(listed, t): {} for t in unproven}
     best: dict[int, Route] = {
         t: listed_routes([(t, 0)], listed, graph)[0]  # rows come best first
         for t in maxima
@@ -321,7 +321,7 @@ def _maxima(
         if route.train not in best or route.revenue > best[route.train].revenue:
             best[route.train] = route
     for t in unproven:
-        name = listed[t].table.train.name
+        name = _kind_name(listed, t)
         if t in maxima or "cpsat_bound" in searched[name]:
             continue
         known = _known(listed, t, best)
@@ -562,6 +562,16 @@ def _kind(listed: list[TrainRoutes], t: int) -> list[int]:
     return [i for i, other in enumerate(listed) if other is listed[t]]
 
 
+def _kind_name(listed: list[TrainRoutes], t: int) -> str:
+    """What train t's kind is remembered and reported by: its name, and where
+    a train of another kind has that name too (a train object named like a
+    catalogue train), its first train's number."""
+    name = listed[t].table.train.name
+    if any(found.table.train.name == name and found is not listed[t] for found in listed):
+        return f"{name} (train {_kind(listed, t)[0] + 1})"
+    return name
+
+
 def _known(listed: list[TrainRoutes], t: int, best: dict[int, Route]) -> int:
     """The best revenue known for train t's kind: listed, or a route found."""
     found = listed[t]
@@ -588,7 +598,7 @@ def _branch_and_bound(
     maxima: dict[int, int] = {}
     done: set[str] = set()
     for t in trains:
-        name = listed[t].table.train.name
+        name = _kind_name(listed, t)
         if name in done or searched[name].get("maximum") is not None:
             continue
         done.add(name)
