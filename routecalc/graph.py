@@ -27,19 +27,16 @@ Connections
     ``conn_a < conn_b``); ``conn_mask[c]`` (uint64[W]) has a bit per track
     piece it uses, ``conn_cells[c]`` (uint64[WC]) a bit per cell it touches,
     ``conn_edges[c]`` the cell edges it crosses (H-train distance),
-    ``conn_gauge[c]`` bit 0 if broad trains may use it, bit 1 narrow,
-    ``conn_terminal[c]`` bit 0 if its first piece (at ``conn_a``) is a
-    ``terminal`` path, bit 1 if its last piece is. ``conn_cell_seq[c]`` is
+    ``conn_gauge[c]`` bit 0 if broad trains may use it, bit 1 narrow.
+    A terminal path leaves no connection but as its first or last piece,
+    and the stop at its end is ``END_ONLY``. ``conn_cell_seq[c]`` is
     the list of cells it crosses, both ends included (the route ``hexes``
     form); ``conn_revisits[c]`` is true when it enters a cell twice.
 
 Adjacency (CSR)
     For stop s, entries ``adj_start[s]:adj_start[s+1]`` list every
-    connection touching s: ``adj_conn`` (connection), ``adj_other`` (the
-    stop at its other end) and ``adj_forward`` (1 when s is ``conn_a``).
-    Walking connection c from s: the piece at s is terminal when
-    ``conn_terminal[c] & (1 if adj_forward else 2)``, the far one when
-    ``conn_terminal[c] & (2 if adj_forward else 1)``.
+    connection touching s: ``adj_conn`` (connection) and ``adj_other`` (the
+    stop at its other end).
 
 A kernel enumerates routes as walks over the CSR, keeping the union of
 ``conn_mask`` words (disjointness is an AND), the visited stops and groups,
@@ -77,7 +74,6 @@ class Connection:
     edges: int
     cells: tuple[str, ...]
     gauge: int
-    terminal: int
 
 
 @dataclass
@@ -100,14 +96,12 @@ class TrackGraph:
     conn_cells: np.ndarray
     conn_edges: np.ndarray
     conn_gauge: np.ndarray
-    conn_terminal: np.ndarray
     conn_revisits: np.ndarray
     conn_cell_seq: list[tuple[str, ...]]
     conn_pieces: list[tuple[int, ...]]
     adj_start: np.ndarray
     adj_conn: np.ndarray
     adj_other: np.ndarray
-    adj_forward: np.ndarray
 
     @property
     def num_stops(self) -> int:
@@ -164,9 +158,12 @@ def compile_position(position: Position) -> TrackGraph:
     stops = [nodes[i] for i in stop_node]
     flags = np.zeros(len(stops), dtype=np.uint8)
     groups = np.zeros(len(stops), dtype=np.uint64)
+    # The node at the end of a terminal path only starts or ends a route, by
+    # whichever of its paths the route comes (route rule 6).
+    terminal_ends = {end.node for p in position.paths if p.terminal for end in (p.a, p.b) if end.node is not None}
     for s, node in enumerate(stops):
         flags[s] = (
-            (END_ONLY if rules.end_only(node) else 0)
+            (END_ONLY if rules.end_only(node) or int(stop_node[s]) in terminal_ends else 0)
             | (BLOCKED if rules.blocked(node, position.company) else 0)
             | (TOKEN if rules.has_token(node, position.company) else 0)
         )
@@ -231,11 +228,8 @@ def compile_position(position: Position) -> TrackGraph:
             node = nodes[to.node]
             if node.type != "junction":
                 if to.node != start and stop_no(start) < stop_no(to.node):
-                    terminal = (1 if paths[pieces[0][1]].terminal else 0) | (2 if p.terminal else 0)
                     found.append(
-                        Connection(
-                            stop_no(start), stop_no(to.node), tuple(pieces), edges, tuple(cells), gauge, terminal
-                        )
+                        Connection(stop_no(start), stop_no(to.node), tuple(pieces), edges, tuple(cells), gauge)
                     )
                     if len(found) > MAX_CONNECTIONS:
                         raise PositionError(
@@ -314,10 +308,10 @@ def compile_position(position: Position) -> TrackGraph:
 
     conn_a = np.array([c.a for c in found], dtype=np.int32)
     conn_b = np.array([c.b for c in found], dtype=np.int32)
-    adj: list[list[tuple[int, int, int]]] = [[] for _ in stops]
+    adj: list[list[tuple[int, int]]] = [[] for _ in stops]
     for c in range(num_conn):
-        adj[conn_a[c]].append((c, int(conn_b[c]), 1))
-        adj[conn_b[c]].append((c, int(conn_a[c]), 0))
+        adj[conn_a[c]].append((c, int(conn_b[c])))
+        adj[conn_b[c]].append((c, int(conn_a[c])))
     adj_start = np.zeros(len(stops) + 1, dtype=np.int32)
     for s in range(len(stops)):
         adj_start[s + 1] = adj_start[s] + len(adj[s])
@@ -341,14 +335,12 @@ def compile_position(position: Position) -> TrackGraph:
         conn_cells=conn_cells,
         conn_edges=np.array([c.edges for c in found], dtype=np.int32),
         conn_gauge=np.array([c.gauge for c in found], dtype=np.uint8),
-        conn_terminal=np.array([c.terminal for c in found], dtype=np.uint8),
         conn_revisits=revisits,
         conn_cell_seq=conn_cell_seq,
         conn_pieces=conn_pieces,
         adj_start=adj_start,
         adj_conn=np.array([e[0] for e in flat], dtype=np.int32),
         adj_other=np.array([e[1] for e in flat], dtype=np.int32),
-        adj_forward=np.array([e[2] for e in flat], dtype=np.int8),
     )
 
 

@@ -80,12 +80,6 @@ def check_route(
             fail("terminal_passed", f"passes through {ids[s]}, which only ends a route")
         if graph.flags[s] & BLOCKED:
             fail("blocked_city", f"passes through {ids[s]}, whose slots are all taken by other companies")
-    for i, (c, s) in enumerate(zip(conns, stops)):
-        start_bit, end_bit = (1, 2) if graph.conn_a[c] == s else (2, 1)
-        if graph.conn_terminal[c] & start_bit and i > 0:
-            fail("terminal_passed", f"leaves {ids[s]} on a terminal path")
-        if graph.conn_terminal[c] & end_bit and i < len(conns) - 1:
-            fail("terminal_passed", f"passes through {ids[stops[i + 1]]} on a terminal path")
     if graph.position.options.get("no_hex_twice"):
         cells: list[str] = []
         for c, s in zip(conns, stops):

@@ -720,9 +720,9 @@ def test_richest_first_orders_each_stops_connections_by_falling_weight(position_
     ordered = branch_and_bound.richest_first(arrays, weight)
     for s in range(graph.num_stops):
         lo, hi = int(arrays.adj_start[s]), int(arrays.adj_start[s + 1])
-        entries = list(zip(arrays.adj_other[lo:hi], arrays.adj_conn[lo:hi], arrays.adj_forward[lo:hi], strict=True))
+        entries = list(zip(arrays.adj_other[lo:hi], arrays.adj_conn[lo:hi], strict=True))
         expected = sorted(entries, key=lambda entry: -weight[entry[0]])  # stable: ties keep the board's order
-        got = list(zip(ordered.adj_other[lo:hi], ordered.adj_conn[lo:hi], ordered.adj_forward[lo:hi], strict=True))
+        got = list(zip(ordered.adj_other[lo:hi], ordered.adj_conn[lo:hi], strict=True))
         assert got == expected
 
 

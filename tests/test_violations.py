@@ -200,12 +200,10 @@ TERMINAL_CITY = "city=revenue:30;path=a:3,b:_0,terminal:1;path=a:0,b:_0"
 
 def test_terminal_passed_on_a_terminal_path():
     pos = line_board(city(20), TERMINAL_CITY, city(40), trains=["3"])
-    err = violation(pos, [route("3", "A1-0", "A3-0", "A5-0")])
-    assert err.rule == "terminal_passed"
-    assert "passes through A3-0 on a terminal path" in err.detail
-    err = violation(pos, [route("3", "A5-0", "A3-0", "A1-0")])
-    assert err.rule == "terminal_passed"
-    assert "leaves A3-0 on a terminal path" in err.detail
+    for nodes in (["A1-0", "A3-0", "A5-0"], ["A5-0", "A3-0", "A1-0"]):
+        err = violation(pos, [route("3", *nodes)])
+        assert err.rule == "terminal_passed"
+        assert "passes through A3-0, which only ends a route" in err.detail
 
 
 def test_a_terminal_path_may_end_or_start_a_route():
@@ -213,8 +211,24 @@ def test_a_terminal_path_may_end_or_start_a_route():
     assert revenue(pos, [route("2", "A1-0", "A3-0")]) == 50
     pos = line_board(city(20), TERMINAL_CITY, city(40), token_at=2, trains=["2"])
     assert revenue(pos, [route("2", "A3-0", "A5-0")]) == 70
-    # Through the node on its non-terminal path only: not a route end there.
+    # Ending there by its other path is an end too.
     assert revenue(pos, [route("2", "A5-0", "A3-0")]) == 70
+
+
+# A town with track on through A1 and A5, and a terminal path to its side.
+TOWN_WITH_A_SIDING = town(30) + ";path=a:4,b:_0,terminal:1"
+
+
+def test_the_node_of_a_terminal_path_is_not_passed_by_its_other_paths():
+    """Route rule 6: the node at the end of a terminal path only starts or
+    ends a route, whichever of its paths the route comes by (a town with a
+    terminal siding was passed on its through track: 90 where 50)."""
+    pos = line_board(city(20), TOWN_WITH_A_SIDING, city(40), trains=["3"])
+    err = violation(pos, [route("3", "A1-0", "A3-0", "A5-0")])
+    assert (err.rule, err.detail) == ("terminal_passed", "passes through A3-0, which only ends a route")
+    assert revenue(pos, [route("3", "A1-0", "A3-0")]) == 50
+    for solver in ("reference", "fast", "cpsat", "auto"):
+        assert (solver, api.solve(pos, solver=solver)["revenue"]) == (solver, 50)
 
 
 def test_blocked_city():

@@ -52,7 +52,6 @@ class GraphArrays(NamedTuple):
     adj_start: np.ndarray  # int64[N + 1]
     adj_conn: np.ndarray  # int64[M]
     adj_other: np.ndarray  # int64[M]
-    adj_forward: np.ndarray  # int64[M]
     flags: np.ndarray  # int64[N]
     groups: np.ndarray  # uint64[N]
     cell: np.ndarray  # int64[N]
@@ -60,7 +59,6 @@ class GraphArrays(NamedTuple):
     conn_cells: np.ndarray  # uint64[C, WC]
     conn_edges: np.ndarray  # int64[C]
     conn_gauge: np.ndarray  # int64[C]
-    conn_terminal: np.ndarray  # int64[C]
     conn_revisits: np.ndarray  # bool[C]
 
 
@@ -209,7 +207,7 @@ def _doubled(rows: np.ndarray) -> np.ndarray:
 _i64, _u64, _bool = types.int64[::1], types.uint64[::1], types.boolean[::1]
 _u64_2d, _i64_2d = types.uint64[:, ::1], types.int64[:, ::1]
 #: numba types of the tuples, as the fast solver builds them.
-GRAPH_ARRAYS = record(GraphArrays, _i64, _i64, _i64, _i64, _i64, _u64, _i64, _u64_2d, _u64_2d, _i64, _i64, _i64, _bool)
+GRAPH_ARRAYS = record(GraphArrays, _i64, _i64, _i64, _i64, _u64, _i64, _u64_2d, _u64_2d, _i64, _i64, _bool)
 WALK = record(Walk, _i64, types.int64, types.int64, types.boolean)
 DFS_STATE = record(
     DfsState,
@@ -238,10 +236,10 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
     # Arrays come out of their tuples once: inside the loop numba would count
     # references on every access. The helpers are closures, which numba
     # inlines, for the same reason.
-    adj_start, adj_conn, adj_other, adj_forward = g.adj_start, g.adj_conn, g.adj_other, g.adj_forward
+    adj_start, adj_conn, adj_other = g.adj_start, g.adj_conn, g.adj_other
     flags, groups, cell = g.flags, g.groups, g.cell
     conn_mask, conn_cells, conn_edges = g.conn_mask, g.conn_cells, g.conn_edges
-    conn_gauge, conn_terminal, conn_revisits = g.conn_gauge, g.conn_terminal, g.conn_revisits
+    conn_gauge, conn_revisits = g.conn_gauge, g.conn_revisits
     visit, hex_limit, gauge_bit, no_hex_twice = walk.visit, walk.hex_limit, walk.gauge_bit, walk.no_hex_twice
     token, group = pt.token, pt.group
     stop, conn, adj_k, next_k, phase = st.stop, st.conn, st.adj_k, st.next_k, st.phase
@@ -256,9 +254,8 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
     floor, chain, cut = prune.floor, prune.chain, prune.cut
     point_start, point_other, point_piece = prune.points.start, prune.points.other, prune.points.piece
 
-    def can_move(d, k, frm, first):
-        """May the route at depth d go on along adjacency entry k of stop frm?
-        first: the connection is the first of the whole route."""
+    def can_move(d, k, frm):
+        """May the route at depth d go on along adjacency entry k of stop frm?"""
         c = adj_conn[k]
         nxt = adj_other[k]
         if not conn_gauge[c] & gauge_bit or on_path[nxt]:
@@ -267,8 +264,6 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
             return False  # this route is found from its lowest token stop
         grp = group[nxt]
         if grp < 0 or count[d, grp] >= visit[grp] or groups[nxt] & used_groups[d]:
-            return False
-        if conn_terminal[c] & (1 if adj_forward[k] else 2) and not first:
             return False
         if hex_limit >= 0 and edges[d] + conn_edges[c] > hex_limit:
             return False
@@ -292,7 +287,6 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
         e = d + 1
         c = adj_conn[k]
         nxt = adj_other[k]
-        forward = adj_forward[k]
         stop[e] = nxt
         conn[e] = c
         adj_k[e] = k
@@ -300,10 +294,9 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
         phase[e] = 0
         leg_b[e] = on_leg_b
         split[e] = split[d] if on_leg_b else e
-        closed[e] = (flags[nxt] & (END_ONLY | BLOCKED)) != 0 or (conn_terminal[c] & (2 if forward else 1)) != 0
+        closed[e] = (flags[nxt] & (END_ONLY | BLOCKED)) != 0
         if d == 0:
-            start_terminal = conn_terminal[c] & (1 if forward else 2)
-            pass_t[e] = (flags[stop[0]] & (END_ONLY | BLOCKED)) == 0 and start_terminal == 0
+            pass_t[e] = (flags[stop[0]] & (END_ONLY | BLOCKED)) == 0
         else:
             pass_t[e] = pass_t[d]
         for w in range(words):
@@ -366,7 +359,7 @@ def enumerate_routes(g, walk, pt, tokens, st, out, budget, route_limit, prune):
             while next_k[d] < end:
                 k = next_k[d]
                 next_k[d] = k + 1
-                if can_move(d, k, frm, phase[d] == 0 and d == 0):
+                if can_move(d, k, frm):
                     push(d, k, leg_b[d] or phase[d] == 1)
                     moved = True
                     break

@@ -322,10 +322,6 @@ class PathModel:
             arcs += [(node[a], node[b], ab), (node[b], node[a], ba)]
             m.add(sum(tv.use[c] for c in cs) == ab + ba)
         m.add_circuit(arcs)
-        for c in conns:
-            for bit, s in ((1, int(graph.conn_a[c])), (2, int(graph.conn_b[c]))):
-                if graph.conn_terminal[c] & bit:
-                    m.add(tv.use[c] <= tv.start[s] + tv.end[s])
         # The route's start precedes its end in stop order: each route once.
         m.add(sum(node[s] * tv.start[s] for s in stops) + 1 <= sum(node[s] * tv.end[s] for s in stops)).only_enforce_if(
             tv.run

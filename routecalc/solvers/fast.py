@@ -95,7 +95,6 @@ def graph_arrays(graph: TrackGraph) -> enum.GraphArrays:
         graph.adj_start.astype(i64),
         graph.adj_conn.astype(i64),
         graph.adj_other.astype(i64),
-        graph.adj_forward.astype(i64),
         graph.flags.astype(i64),
         graph.groups.astype(np.uint64),
         graph.cell.astype(i64),
@@ -103,7 +102,6 @@ def graph_arrays(graph: TrackGraph) -> enum.GraphArrays:
         np.ascontiguousarray(graph.conn_cells, dtype=np.uint64),
         graph.conn_edges.astype(i64),
         graph.conn_gauge.astype(i64),
-        graph.conn_terminal.astype(i64),
         graph.conn_revisits.astype(np.bool_),
     )
 

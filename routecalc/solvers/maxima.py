@@ -63,7 +63,6 @@ def richest_first(arrays: enum.GraphArrays, weight: np.ndarray) -> enum.GraphArr
     return arrays._replace(
         adj_conn=arrays.adj_conn[order].copy(),
         adj_other=arrays.adj_other[order].copy(),
-        adj_forward=arrays.adj_forward[order].copy(),
     )
 
 
