@@ -20,7 +20,7 @@ from .board import Cell, End, Node, Path, Position
 from .errors import PositionError
 from .geometry import Grid
 from .rules import get_rules
-from .tiles import PathEnd, Tile, parse_tile
+from .tiles import TILE_COLOURS, PathEnd, Tile, parse_tile, unknown_colour
 
 TOP_KEYS = {"format", "game", "layout", "axes", "phase", "hexes", "company", "trains", "options"}
 CELL_KEYS = {"id", "tile", "code", "rotation", "tokens", "neighbors", "terrain"}
@@ -198,6 +198,9 @@ def load_position(data: Any) -> Position:
         or not all(isinstance(c, str) for c in phase["colors"])
     ):
         raise PositionError("phase", 'must be {"name": ..., "colors": ["yellow", ...]}')
+    for colour in phase["colors"]:
+        if colour not in TILE_COLOURS:
+            raise PositionError("phase.colors", unknown_colour(colour))
     company = data["company"]
     if not isinstance(company, str) and not (company is None and not rules.has_companies):
         raise PositionError("company", "must be a string")

@@ -25,6 +25,7 @@ from .geometry import CELL_ID_PATTERN
 from .model import MAX_TRAINS
 from .rules import RULES
 from .schemas import NAMES, schema_path
+from .tiles import TILE_COLOURS
 from .trains import _IGNORED_TRAIN_KEYS as IGNORED_TRAIN_KEYS
 from .trains import MAX_MULTIPLIER
 
@@ -77,7 +78,7 @@ class Phase(Strict):
     """The phase: its name and the tile colours it makes available."""
 
     name: str = Field("", description='free text, e.g. "6"')
-    colors: list[str] = Field(
+    colors: list[one_of(tuple(sorted(TILE_COLOURS)))] = Field(  # type: ignore[valid-type]
         description="tile colours of this phase, oldest first; picks multi-colour revenues",
         examples=[["yellow", "green", "brown"]],
     )

@@ -22,6 +22,19 @@ TRACKS = ("broad", "narrow", "dual")
 THIN = "thin"
 
 
+#: The tile colours of the 18xx.games engine, which a phase lists and a
+#: revenue names (``yellow_20|brown_40``); any other word is a typo that would
+#: silently pick another value. ``diesel`` is a revenue entry for D trains.
+TILE_COLOURS = frozenset({"white", "yellow", "green", "brown", "gray", "red", "blue", "purple", "orange", "sepia"})
+DIESEL = "diesel"
+
+
+def unknown_colour(name: str) -> str:
+    """The error message for a colour that is not a tile colour."""
+    hint = " (18xx.games spells it gray)" if name == "grey" else ""
+    return f"unknown colour {name!r}{hint}: one of {', '.join(sorted(TILE_COLOURS))}"
+
+
 def is_colour_word(text: str) -> bool:
     """A colour a position may name (18XS's goods and demands): a word of
     letters, so that it is safe where a drawn board writes it as CSS."""
@@ -83,8 +96,8 @@ class Revenue:
         if not self.by_color:
             return self.flat
         table = dict(self.by_color)
-        if diesel and "diesel" in table:
-            return table["diesel"]
+        if diesel and DIESEL in table:
+            return table[DIESEL]
         for color in reversed(phase_colors):
             if color in table:
                 return table[color]
@@ -100,6 +113,9 @@ class Revenue:
             names = colors.split("/")  # yellow/green_30: both colours
             if not sep or not all(names):
                 raise PositionError(where, f"revenue entry {item!r} is not colour_value")
+            for name in names:
+                if name not in TILE_COLOURS and name != DIESEL:
+                    raise PositionError(where, f"revenue entry {item!r}: {unknown_colour(name)}")
             value = _int(amount, where, "revenue")
             entries += [(color, value) for color in names]
         return cls(by_color=tuple(entries))

@@ -103,6 +103,11 @@ def test_mistyped_top_level_values(key, value, fragment):
     fails(with_((key,), value), key, fragment)
 
 
+def test_a_phase_colour_that_is_no_tile_colour():
+    """A misspelt phase colour would never match a revenue's entry."""
+    fails(with_(("phase", "colors"), ["yellow", "gren"]), "phase.colors", "unknown colour 'gren'")
+
+
 @pytest.mark.parametrize("game", ["1830", "Generic", None, ["generic"]])
 def test_unknown_game(game):
     fails(with_(("game",), game), "game", "unknown game", "generic")

@@ -221,6 +221,18 @@ def test_bad_revenue_is_an_error(text):
     assert err.value.where == WHERE
 
 
+@pytest.mark.parametrize(
+    "text, colour", [("yellow_30|gren_50", "gren"), ("grey_40", "grey"), ("yellow/purpel_20", "purpel")]
+)
+def test_a_colour_that_is_no_tile_colour_is_an_error(text, colour):
+    """A misspelt colour would silently pick another entry (the offboard paid
+    its yellow 30 in a green phase): it is refused, naming the cell."""
+    with pytest.raises(PositionError) as err:
+        Revenue.parse(text, WHERE)
+    assert err.value.where == WHERE
+    assert f"unknown colour {colour!r}" in err.value.message
+
+
 def test_phase_picks_revenue_in_a_loaded_position():
     code = "offboard=revenue:yellow_20|brown_40|diesel_60;path=a:0,b:_0"
     for colors, value in ((["yellow"], 20), (["yellow", "green", "brown"], 40)):
