@@ -106,7 +106,7 @@ class Revenue:
     @classmethod
     def parse(cls, text: str, where: str) -> Revenue:
         if "_" not in text:
-            return cls(flat=_int(text, where, "revenue"))
+            return cls(flat=_int(text, where, "revenue", 0))
         entries = []
         for item in text.split("|"):
             colors, sep, amount = item.rpartition("_")
@@ -116,7 +116,7 @@ class Revenue:
             for name in names:
                 if name not in TILE_COLOURS and name != DIESEL:
                     raise PositionError(where, f"revenue entry {item!r}: {unknown_colour(name)}")
-            value = _int(amount, where, "revenue")
+            value = _int(amount, where, "revenue", 0)
             entries += [(color, value) for color in names]
         return cls(by_color=tuple(entries))
 
@@ -166,8 +166,11 @@ class Tile:
         return tuple(n for n in self.nodes if n.type == "city" or (n.type == "offboard" and n.slots))
 
 
-#: Bounds of the whole numbers of a tile code: a revenue beyond MAX_REVENUE
-#: either way, or more than MAX_LANES lanes or MAX_SLOTS slots, is refused.
+#: Bounds of the whole numbers of a tile code: a revenue below 0 or over
+#: MAX_REVENUE, or more than MAX_LANES lanes or MAX_SLOTS slots, is refused.
+#: No 18xx stop costs a train to visit, and the route rules' "best n pay"
+#: reads as choosing among values that are worth having: a negative value
+#: would make "best" ambiguous (skip it, or pay it to fill a slot).
 MAX_REVENUE = 1_000_000
 MAX_LANES = 8
 MAX_SLOTS = 16

@@ -329,6 +329,8 @@ def test_edge_out_of_range(code, num_edges, bad):
     [
         ("city=revenue:20,slots:x", "slots must be a whole number"),
         ("city=revenue:20,slots:-1", "slots must not be negative"),
+        ("town=revenue:-20", "revenue must not be negative"),
+        ("offboard=revenue:yellow_20|brown_-10", "revenue must not be negative"),
         ("path=a:0,b:3,lanes:0", "lanes must be at least 1"),
         ("city=revenue", "has no ':'"),
         ("border=type:impassable", "border needs an edge"),
