@@ -206,7 +206,11 @@ def cmd_render(args) -> int:
     if args.output == "-":
         sys.stdout.write(svg)
     else:
-        Path(args.output).write_text(svg)
+        try:
+            Path(args.output).write_text(svg)
+        except OSError as exc:
+            print(json.dumps({"error": f"cannot write: {exc.strerror or exc}", "where": args.output}))
+            return 2
         lines = len(result.get("routes", result.get("plan", []))) if result else 0
         routes = f", {lines} routes, revenue {result['revenue']}" if result else ""
         print(f"wrote {args.output}{routes}", file=sys.stderr)
@@ -282,6 +286,20 @@ def count(text: str) -> int:
     """An argument counting something (routes, workers): a whole number of 1 or more."""
     if not text.isdecimal() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return int(text)
+
+
+def whole(text: str) -> int:
+    """An argument that may be 0 (a queue's length): a whole number of 0 or more."""
+    if not text.isdecimal():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 0 or more")
+    return int(text)
+
+
+def port(text: str) -> int:
+    """A TCP port: 0 (any free one) to 65535."""
+    if not text.isdecimal() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number from 0 to 65535")
     return int(text)
 
 
@@ -366,11 +384,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the HTTP service and its web page")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=port, default=8000)
     serve.add_argument("--workers", type=count, default=1, help="uvicorn worker processes")
     serve.add_argument(
         "--threads",
-        type=int,
+        type=count,
         default=None,
         help="solve workers per uvicorn worker, each one job at a time (default: cores)",
     )
@@ -386,10 +404,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="seconds; caps a request's time_limit and is its default (default 30)",
     )
-    serve.add_argument("--max-body", type=int, default=None, help="request body limit in bytes (default 1000000)")
+    serve.add_argument("--max-body", type=count, default=None, help="request body limit in bytes (default 1000000)")
     serve.add_argument(
         "--queue",
-        type=int,
+        type=whole,
         default=None,
         help="requests waiting for a solve worker at most; beyond them 503 (default 8)",
     )

@@ -36,7 +36,6 @@ class Deadline:
 
     def __init__(self, seconds: float | None, parent: Deadline | None = None):
         self.started = time.perf_counter()
-        self.seconds = seconds
         self.at = None if seconds is None else self.started + seconds
         self.parent = parent  # an enclosing deadline: its cancelling stops this one too
         self._cancelled = False
@@ -61,7 +60,10 @@ class Deadline:
         if self.cancelled:
             raise TimeLimitError(f"cancelled while {doing} (the client went away)")
         if self.at is not None and time.perf_counter() >= self.at + GRACE:
-            raise TimeLimitError(f"the {self.seconds:g} s limit ran out while {doing}")
+            # Not the seconds: a run hands on what is left of its limit after
+            # reading (the CLI) or a share of it (a drawing), so the same
+            # input would name other limits by where it came from.
+            raise TimeLimitError(f"the time limit ran out while {doing}")
 
     def cancel(self) -> None:
         """Stop the work: checks fail from now on and the cancel hooks run."""

@@ -37,6 +37,10 @@ MAX_ITEMS = 20_000  # entries of one array or object
 MAX_CELLS = 2_000  # cells of a board
 MAX_TRAINS = 20  # trains of a company (and so routes of a route set)
 MAX_CODE = 1_000  # characters of a tile code
+#: Bytes of one JSON file read: far above the largest board the limits above
+#: allow, so that a file that never ends (/dev/zero, a pipe) is refused
+#: before it fills the memory.
+MAX_FILE_BYTES = 64_000_000
 
 
 def read_json(source: str | bytes | FilePath) -> Any:
@@ -45,9 +49,10 @@ def read_json(source: str | bytes | FilePath) -> Any:
     where = str(source) if isinstance(source, FilePath) else "json"
     try:
         if isinstance(source, FilePath):
-            text: str | bytes = (
-                source.read_bytes()
-            )  # json.loads reads the encoding (and a BOM) as it does a request body
+            with source.open("rb") as file:
+                text: str | bytes = file.read(MAX_FILE_BYTES + 1)
+            if len(text) > MAX_FILE_BYTES:
+                raise PositionError(where, f"over {MAX_FILE_BYTES:,} bytes: not a position or routes file")
         else:
             text = source
         if isinstance(text, bytes):

@@ -13,6 +13,7 @@ import pytest
 from boards import city, line_board, offboard, route, town
 from conftest import CORPUS, ROOT
 
+from routecalc import model
 from routecalc.cli import connect_line, main
 from routecalc.model import read_json
 
@@ -179,6 +180,41 @@ def test_unknown_solver_is_refused_by_the_parser(tmp_path, capsys):
         main(["solve", write(tmp_path, "p.json", BOARD), "--solver", "nope"])
     assert exit_.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "option, value, said",
+    [
+        ("--threads", "0", "not a whole number of 1 or more"),  # every solve hung
+        ("--threads", "-2", "not a whole number of 1 or more"),  # a traceback
+        ("--port", "99999", "not a port number from 0 to 65535"),  # a traceback
+        ("--max-body", "0", "not a whole number of 1 or more"),  # every POST refused
+        ("--queue", "-1", "not a whole number of 0 or more"),
+    ],
+)
+def test_serve_refuses_options_it_cannot_run_with(capsys, option, value, said):
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", f"{option}={value}"])
+    assert exit_.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_a_file_that_never_ends_is_refused_at_the_size_cap(tmp_path, capsys, monkeypatch):
+    """/dev/zero or an endless pipe filled the memory; past the cap it is named (exit 2)."""
+    monkeypatch.setattr(model, "MAX_FILE_BYTES", 1_000)
+    big = write(tmp_path, "p.json", {**BOARD, "padding": "x" * 2_000})
+    code, out = run(capsys, "solve", big)
+    assert code == 2
+    assert json.loads(out)["error"].endswith("over 1,000 bytes: not a position or routes file")
+
+
+def test_render_to_a_path_it_cannot_write_is_named(tmp_path, capsys):
+    code, out = run(capsys, "render", write(tmp_path, "p.json", BOARD), "-o", str(tmp_path / "none" / "b.svg"))
+    assert code == 2
+    assert json.loads(out) == {
+        "error": "cannot write: No such file or directory",
+        "where": str(tmp_path / "none" / "b.svg"),
+    }
 
 
 # -- validate ----------------------------------------------------------------------------------

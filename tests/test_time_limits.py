@@ -306,3 +306,13 @@ def test_validating_on_a_board_too_big_to_compile_keeps_to_the_limit(tmp_path, c
     assert cli_main(["validate", str(path), str(routes), "--time-limit", "1"]) == 2
     assert time.perf_counter() - t0 < LIMIT + 4
     assert '"where": "time_limit"' in capsys.readouterr().out
+
+
+def test_the_time_limit_message_names_no_share_of_the_limit():
+    """The CLI hands the solve what reading left of the limit, a drawing a
+    share of it: the message named that (``the 2.41299 s limit`` under
+    ``--time-limit 3``), so one input read differently by where it came from."""
+    with pytest.raises(TimeLimitError) as err, deadline.within(0.001):
+        time.sleep(deadline.GRACE + 0.01)
+        deadline.check("compiling the track graph")
+    assert str(err.value) == "the time limit ran out while compiling the track graph"
