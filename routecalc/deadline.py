@@ -63,7 +63,7 @@ class Deadline:
             # Not the seconds: a run hands on what is left of its limit after
             # reading (the CLI) or a share of it (a drawing), so the same
             # input would name other limits by where it came from.
-            raise TimeLimitError(f"the time limit ran out while {doing}")
+            raise TimeLimitError(f"ran out while {doing}")
 
     def cancel(self) -> None:
         """Stop the work: checks fail from now on and the cancel hooks run."""

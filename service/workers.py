@@ -271,7 +271,7 @@ class ProcessWorkers:
             if not reply.done():
                 LOG.warning("killing a solve worker that went on %g s past its job's limit or cancel", KILL_AFTER)
                 await self._replace(worker, reply)
-                raise TimeLimitError(f"the {seconds:g} s limit ran out and the work did not stop: it was killed")
+                raise TimeLimitError(f"ran out ({seconds:g} s) and the work did not stop: it was killed")
             try:
                 ok, value = reply.result()
             except (EOFError, OSError) as exc:

@@ -315,4 +315,4 @@ def test_the_time_limit_message_names_no_share_of_the_limit():
     with pytest.raises(TimeLimitError) as err, deadline.within(0.001):
         time.sleep(deadline.GRACE + 0.01)
         deadline.check("compiling the track graph")
-    assert str(err.value) == "the time limit ran out while compiling the track graph"
+    assert str(err.value) == "time_limit: ran out while compiling the track graph"

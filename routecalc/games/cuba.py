@@ -234,7 +234,7 @@ class Game:
         counts = dict.fromkeys(range(len(runs)), 1)
         chosen = assign_wagons(choices, counts, set(pinned), pool, mills, self.supply, _model_time())
         if chosen is None:
-            raise TimeLimitError("the time limit ran out while assigning the pool's wagons")
+            raise TimeLimitError("ran out while assigning the pool's wagons")
         flows = max_flow(chosen[1], mills, self.supply)
         return sum(sum(f.values()) for f in flows), chosen[1], flows
 
@@ -579,7 +579,7 @@ def best_trains(game: Game, runs: list[Run], free: list[int], pinned: dict[int, 
         choices, counts, set(pinned), pool[: len(runs)], [r.mills for r in runs], game.supply, _model_time()
     )
     if chosen is None:
-        raise TimeLimitError("the time limit ran out while giving trains of one name to routes")
+        raise TimeLimitError("ran out while giving trains of one name to routes")
     given = {kind: list(ks) for kind, ks in spare.items()}
     picked = [
         run.route.train if i not in free else given[kind].pop(0) for i, (run, kind) in enumerate(zip(runs, chosen[0]))

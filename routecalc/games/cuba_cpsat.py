@@ -69,7 +69,7 @@ def _on_time(doing: str) -> None:
     for work with nothing to answer): the choice's seed answers. A 20-train
     board answered 0.55 s past a 1 s limit, building the model in the grace."""
     if deadline.expired():
-        raise TimeLimitError(f"the time limit ran out while {doing}")
+        raise TimeLimitError(f"ran out while {doing}")
 
 
 def _choice_model(
