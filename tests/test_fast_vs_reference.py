@@ -257,6 +257,19 @@ def test_the_piece_index_is_built_only_when_two_trains_have_routes():
     assert list(paired.index[:2, 0]) == [0b101, 0b110]  # pieces 0 and 1: routes 0, 2 and 1, 2
 
 
+def test_the_piece_index_is_left_out_past_its_bits(monkeypatch):
+    """Filling the index is a write per piece of each route: past
+    MAX_INDEX_BITS (65,536 D routes on a 2,000-cell board set 195 million,
+    some 5 s, and a 1 s limit answered after 4 s) the routes are tried one by
+    one instead. The three routes here set four bits."""
+    routes = np.array([[1], [2], [3]], np.uint64)
+    revenue = np.array([30, 20, 10], np.int64)
+    monkeypatch.setattr(comb, "MAX_INDEX_BITS", 4)
+    assert comb.route_lists([routes], [revenue], [0, 0]).index.shape == (64, 1)
+    monkeypatch.setattr(comb, "MAX_INDEX_BITS", 3)
+    assert comb.route_lists([routes], [revenue], [0, 0]).index.shape == (0, 0)
+
+
 @settings(max_examples=200, deadline=None)
 @given(route_lists(), st.sampled_from([1, 2, 3, 4096]))
 def test_the_greedy_set_takes_each_trains_best_route_clear_of_the_track_taken(data, block):

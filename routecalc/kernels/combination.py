@@ -79,8 +79,14 @@ class CombState(NamedTuple):
     work: np.ndarray  # [units of work done]: words of track compared
 
 
-#: The piece index is left out above this size (then routes are tried one by one).
+#: The piece index is left out above this size (then routes are tried one by
+#: one), or when filling it would set more bits than MAX_INDEX_BITS (a bit
+#: for each piece of each route, each a write at random into the index: on a
+#: board of 2,000 cells, 65,536 D routes set 195 million bits of a 140 MB
+#: index in some 5 s, past any time limit). The fixtures' largest set 11
+#: million bits (0.012 s).
 MAX_INDEX_BYTES = 256 * 2**20
+MAX_INDEX_BITS = 40_000_000
 
 
 _i64, _bool, _u64_2d, _i64_2d = types.int64[::1], types.boolean[::1], types.uint64[:, ::1], types.int64[:, ::1]
@@ -129,7 +135,11 @@ def route_lists(masks: list[np.ndarray], revenues: list[np.ndarray], which: list
     # before the others'), never looks for routes that fit another's: a D train's index on a big
     # board took longer to fill than its whole limit
     with_routes = sum(len(revenues[k]) > 0 for k in which)
-    if with_routes > 1 and 64 * words * block_starts[-1] * 8 <= MAX_INDEX_BYTES:
+    if (
+        with_routes > 1
+        and 64 * words * block_starts[-1] * 8 <= MAX_INDEX_BYTES
+        and sum(int(np.bitwise_count(mask).sum()) for mask in masks) <= MAX_INDEX_BITS
+    ):
         index = np.zeros((64 * words, block_starts[-1]), np.uint64)
         for k, mask in enumerate(masks):
             _fill_index(np.ascontiguousarray(mask, dtype=np.uint64), index, block_starts[k])

@@ -144,7 +144,12 @@ def single_train_maximum(
     it is known to earn ``known``: a search for a route earning more, within
     ``step_limit`` more kernel steps and the clock's time limit, run on from
     ``paused`` if given (the floor raised to beat ``known``), on the track
-    ``taken`` (mask words) leaves if given."""
+    ``taken`` (mask words) leaves if given. Past the time limit it searches
+    nothing: on a board of thousands of cells the bound's graph of the track
+    left alone takes a tenth of a second or more, and auto's searches for a
+    better first set would each build one after the limit."""
+    if clock.out_of_time():
+        return Maximum(None, None, 0, 0, paused)
     if paused is None:
         left = graph if taken is None else track_left(graph, taken)
         prices = pay_table(table, graph, graph.position.rules.bonuses(graph.position))
