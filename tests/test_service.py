@@ -288,6 +288,17 @@ def test_validate_unknown_node_is_named(client):
     assert r.json()["where"] == "routes[0].nodes[1]"
 
 
+@pytest.mark.parametrize(
+    "path, query", [("/v1/solve", "time_limt=1"), ("/v1/render", "solve=true&solvr=fast"), ("/v1/validate", "x=1")]
+)
+def test_a_misspelt_query_parameter_is_named(client, path, query):
+    """Ignored, it ran the request on the default it meant to change."""
+    r = client.post(f"{path}?{query}", content=demo_text(), headers={"Content-Type": "application/json"})
+    name = query.split("&")[-1].split("=")[0]
+    assert (r.status_code, r.json()["where"]) == (422, f"query.{name}")
+    assert "unknown query parameter" in r.json()["error"]
+
+
 # -- render ------------------------------------------------------------------
 
 
