@@ -140,6 +140,11 @@ class XSSearch:
                     result.distances[node] = result.distances.get(node, 0) | bit
                     result.walks[(node, d)] = list(cells)
                     goal.found(k, result.distances[node])
+                    # each find refreshes the goals, a pass over every
+                    # destination and entry: on a 2,000-cell board a few
+                    # hundred of them took a second between two looks
+                    if self.clock.out_of_time():
+                        raise OutOfTime
             for entry, c in hops.get(node, ()):
                 if not visited[c]:
                     enter(entry, c, d + 1, node=trails.entry_node(entry))
