@@ -790,7 +790,8 @@ def test_a_walk_looks_at_the_clock_at_each_destination_it_reaches(monkeypatch):
 
     monkeypatch.setattr(xs, "CLOCK_EVERY", 10**9)
     position = load_position(crossroads(10, 1, locomotive=8))
-    search = xs.XSSearch(position, SimpleNamespace(out_of_time=lambda share=1.0: search.steps > 0))
+    late = SimpleNamespace(out_of_time=lambda share=1.0: False, past=lambda share=1.0: search.steps > 0)
+    search = xs.XSSearch(position, late)
     start = next(i for i, n in enumerate(position.nodes) if n.goods)
     with pytest.raises(xs.OutOfTime):
         search.reach(start, position.nodes[start].goods[0], frozenset())

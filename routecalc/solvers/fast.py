@@ -116,7 +116,13 @@ class Clock:
         self.reported = False
 
     def out_of_time(self, share: float = 1.0) -> bool:
-        """Whether ``share`` of the time limit has passed."""
+        """Whether ``share`` of the time limit has passed (a look that a
+        budget of work may count: 18XS's ``_Budget``)."""
+        return self.past(share)
+
+    def past(self, share: float = 1.0) -> bool:
+        """The same, a look that no budget counts: for looks that come with
+        no fixed count of work."""
         return (
             self.time_limit is not None and time.perf_counter() - self.started >= share * self.time_limit
         ) or deadline.expired()
