@@ -685,3 +685,19 @@ def test_a_model_over_its_size_limit_is_not_built(solver, monkeypatch):
     assert RouteSetValidator(position).validate(answer["routes"])["revenue"] == answer["revenue"]
     if solver == "auto":
         assert answer["revenue"] >= 1300  # the first set of the kernels' routes
+
+
+def test_a_cpsat_solve_leaves_ctrl_c_to_python():
+    """CP-SAT took SIGINT for itself while it solved and then set it to the
+    system's default: a ``routecalc batch`` went on past Ctrl-C, wrote the
+    stopped solve as a result, and the next Ctrl-C killed it without its
+    clean-up (an audit)."""
+    import signal
+
+    from routecalc.solvers.sat import new_solver
+
+    before = signal.getsignal(signal.SIGINT)
+    for name in ("cpsat", "packing"):
+        assert api.solve(line_board(city(20), city(30), city(40), trains=["2", "2"]), name)["revenue"] == 50
+    assert signal.getsignal(signal.SIGINT) is before is signal.default_int_handler
+    assert not new_solver().parameters.catch_sigint_signal  # every model's solver (18Cuba's too)

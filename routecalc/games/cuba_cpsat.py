@@ -31,6 +31,7 @@ from ortools.sat.python import cp_model
 
 from .. import deadline
 from ..errors import TimeLimitError
+from ..solvers.sat import new_solver
 from .cuba_choice import ChoiceLists
 
 
@@ -51,8 +52,7 @@ def solve_choice(
     left = None if running is None else running.left()
     if left is not None:
         time_limit = left if time_limit is None else min(time_limit, left)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1  # one worker is deterministic: several answered other routes each run
+    solver = new_solver()
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
     status = solver.solve(m)
@@ -211,8 +211,7 @@ def assign_wagons(
     for mill, cubes in supply.items():
         m.add(sum(f for (_, k), f in flow.items() if k == mill) <= cubes)
     m.maximize(sum(flow.values()))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1  # a small model: one worker proves it
+    solver = new_solver()
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(time_limit, 0.001)
     if solver.solve(m) != cp_model.OPTIMAL:

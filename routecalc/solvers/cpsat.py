@@ -47,6 +47,7 @@ from ..scoring import TrainTable, pay_table, train_tables
 from ..validate import check_route, score_route
 from .fast import TrainRoutes, ceiling, listed_routes, piece_rows
 from .maxima import track_of
+from .sat import new_solver
 
 DUMMY = 0  # circuit node of route ends; stop k of a train is circuit node k + 1
 #: CP-SAT settings: cuts on the circuits' linear relaxation, since proving
@@ -128,12 +129,6 @@ LISTED_PARAMETERS = {"cp_model_probing_level": 0}
 #: 0.09 s. The CP-SAT solver on the 500 corpus positions the same (12.7
 #: and 13.1 s -> 11.7 and 13.0 s, all optimal).
 SINGLE_MODEL_PARAMETERS = LP_PARAMETERS
-#: Search workers. One: CP-SAT's single full search (LP, cuts, hint search)
-#: proved the stress positions 2-10x faster on this 2-core machine than any
-#: two-worker portfolio tried (default, default_lp + core, max_lp + core,
-#: max_lp + quick_restart, interleaved), which split the cores between
-#: weaker searches.
-WORKERS = 1
 #: CP-SAT deterministic time (about seconds of one idle core) at most for
 #: asking whether the single-train maxima are earned together
 #: (:func:`maxima_together`): the stress positions answer within 1.
@@ -623,8 +618,7 @@ class PathModel:
         idle machine) that the search may take, the same on any machine;
         ``time_limit`` only stops it. ``settings``: CP-SAT parameters on top
         of ``SAT_PARAMETERS`` (``WHOLE_MODEL_PARAMETERS``)."""
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = WORKERS
+        solver = new_solver()
         for key, value in {**SAT_PARAMETERS, **(settings or {})}.items():
             setattr(solver.parameters, key, value)
         time_limit = deadline.clip(time_limit)  # the ortools import and the model build count too

@@ -86,6 +86,8 @@ def pack_routes(
     """
     from ortools.sat.python import cp_model  # only when CP-SAT runs
 
+    from .sat import new_solver
+
     started = time.perf_counter()
     greedy, floor, best, useful = _useful(listed)
     useful, missed = _most_promising(useful, listed, best, time_limit if size_for is None else size_for)
@@ -113,8 +115,7 @@ def pack_routes(
         for k, lit in lits:
             model.add_hint(lit, (t, k) in in_greedy)
     model.add(total >= floor)  # the greedy set is among the literals
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1  # deterministic: several workers answered other sets each run
+    solver = new_solver()
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(0.01, time_limit - (time.perf_counter() - started))
     code = solver.solve(model)
