@@ -701,3 +701,39 @@ def test_a_cpsat_solve_leaves_ctrl_c_to_python():
         assert api.solve(line_board(city(20), city(30), city(40), trains=["2", "2"]), name)["revenue"] == 50
     assert signal.getsignal(signal.SIGINT) is before is signal.default_int_handler
     assert not new_solver().parameters.catch_sigint_signal  # every model's solver (18Cuba's too)
+
+
+CTRL_C_SCRIPT = """
+import os, random, signal, threading, time
+from ortools.sat.python import cp_model
+from routecalc.solvers import sat
+
+rng = random.Random(7)
+model = cp_model.CpModel()
+xs = [model.new_bool_var(f"x{i}") for i in range(200)]
+for _ in range(20):  # a multidimensional knapsack: minutes for one worker to prove
+    model.add(sum(rng.randint(1, 100) * x for x in xs) <= 2500)
+model.maximize(sum(rng.randint(1, 100) * x for x in xs))
+solver = sat.new_solver()
+solver.parameters.max_time_in_seconds = 60
+threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+started = time.perf_counter()
+try:
+    sat.solve(solver, model)
+    print("not interrupted", round(time.perf_counter() - started, 2))
+except KeyboardInterrupt:
+    print("interrupted", round(time.perf_counter() - started, 2))
+"""
+
+
+def test_ctrl_c_stops_a_cpsat_search_at_once():
+    """In the main thread the search runs beside it, so Ctrl-C stops it and is
+    raised at once, not when the search ends (up to its time limit), and the
+    process then exits cleanly (a join cut by Ctrl-C had aborted it)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", CTRL_C_SCRIPT], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    said, seconds = done.stdout.split()
+    assert said == "interrupted" and float(seconds) < 30, done.stdout

@@ -31,6 +31,7 @@ from ortools.sat.python import cp_model
 
 from .. import deadline
 from ..errors import TimeLimitError
+from ..solvers import sat
 from ..solvers.sat import new_solver
 from .cuba_choice import ChoiceLists
 
@@ -55,7 +56,7 @@ def solve_choice(
     solver = new_solver()
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
-    status = solver.solve(m)
+    status = sat.solve(solver, m)
     stats = {"routes_modelled": len(run), "cpsat_status": solver.status_name(status)}
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return seed, ceiling, stats
@@ -214,7 +215,7 @@ def assign_wagons(
     solver = new_solver()
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(time_limit, 0.001)
-    if solver.solve(m) != cp_model.OPTIMAL:
+    if sat.solve(solver, m) != cp_model.OPTIMAL:
         return None
     kinds = [next(k for k, _ in options if solver.value(chose[i, k])) for i, options in enumerate(choices)]
     return kinds, [int(solver.value(cap)) for cap in caps]

@@ -45,6 +45,7 @@ from ..routes import Route, answer
 from ..rules import require_route_engine
 from ..scoring import TrainTable, pay_table, train_tables
 from ..validate import check_route, score_route
+from . import sat
 from .fast import TrainRoutes, ceiling, listed_routes, piece_rows
 from .maxima import track_of
 from .sat import new_solver
@@ -629,10 +630,10 @@ class PathModel:
         callback = _Progress(progress) if progress else None
         running = deadline.current()
         if running is None:
-            code = solver.solve(self.model, callback)
+            code = sat.solve(solver, self.model, callback)
         else:
             with running.on_cancel(solver.stop_search):
-                code = solver.solve(self.model, callback)
+                code = sat.solve(solver, self.model, callback)
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             routes = [self._route(t, tv, solver) for t, tv in self.vars.items() if solver.boolean_value(tv.run)]
         elif code == cp_model.UNKNOWN or (code == cp_model.INFEASIBLE and self.demands):

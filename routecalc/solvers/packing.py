@@ -86,6 +86,7 @@ def pack_routes(
     """
     from ortools.sat.python import cp_model  # only when CP-SAT runs
 
+    from . import sat
     from .sat import new_solver
 
     started = time.perf_counter()
@@ -118,7 +119,7 @@ def pack_routes(
     solver = new_solver()
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(0.01, time_limit - (time.perf_counter() - started))
-    code = solver.solve(model)
+    code = sat.solve(solver, model)
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         choice = [(t, k) for t, lits in enumerate(literals) for k, lit in lits if solver.boolean_value(lit)]
         bound = math.floor(solver.best_objective_bound + 1e-6)
