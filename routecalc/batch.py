@@ -157,27 +157,36 @@ def _read_file(path: Path) -> Iterator[Item]:
         yield Item(str(path), error=(exc.where, exc.message))
 
 
-def read_inputs(inputs: Iterable[str | Path], results: Path | None = None) -> list[Item]:
+def read_inputs(inputs: Iterable[str | Path], output: Path | None = None) -> list[Item]:
     """The positions of files, folders (every ``*.json`` and ``*.jsonl`` below,
     sorted) and JSON-lines files, each once however it is named, in the order
-    given; never ``results`` (the run's own output, which may lie in a
-    folder read)."""
+    given; never the run's own ``output`` (batch's results file, or the folder
+    bench writes its results and table to), which may lie in a folder read.
+    An input given that is the output is refused: the run would empty it."""
     items: dict[str, Item] = {}
-    seen = {results.resolve()} if results is not None else set()
+    mine = output.resolve() if output is not None else None
+    seen: set[Path] = set()
     for given in inputs:
         path = Path(given)
+        if mine is not None and not path.is_dir() and _written(path.resolve(), mine):
+            raise PositionError("output", f"{given} is an input too: the results would overwrite it")
         files = (
             sorted(p for p in path.rglob("*") if p.suffix in (".json", ".jsonl", ".ndjson") and p.is_file())
             if path.is_dir()
             else [path]
         )
         for file in files:
-            if (real := file.resolve()) in seen:
+            if (real := file.resolve()) in seen or (mine is not None and _written(real, mine)):
                 continue
             seen.add(real)
             for item in _read_file(file):
                 items.setdefault(item.key, item)
     return list(items.values())
+
+
+def _written(file: Path, output: Path) -> bool:
+    """Whether ``file`` is the run's output or lies in its output folder."""
+    return file == output or output in file.parents
 
 
 def parse_external(specs: Sequence[str]) -> dict[str, str]:
@@ -206,20 +215,32 @@ def _run_external(command: str, position: dict, time_limit: float | None) -> dic
         argv = [part.replace("{file}", str(file)) for part in shlex.split(command)]
         timeout = time_limit + EXTERNAL_GRACE if time_limit else None
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
-        except subprocess.TimeoutExpired:
-            raise PositionError("external", f"{argv[0]} ran past the time limit ({time_limit} s)") from None
+            # a session of its own, so that a timeout kills what it started too (a
+            # wrapper script's own children went on running)
+            with subprocess.Popen(
+                argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+            ) as child:
+                try:
+                    stdout, stderr = child.communicate(timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    with suppress(ProcessLookupError):
+                        os.killpg(child.pid, signal.SIGKILL)
+                    child.communicate()
+                    raise PositionError("external", f"{argv[0]} ran past the time limit ({time_limit} s)") from None
         except OSError as exc:
             raise PositionError("external", f"cannot run {argv[0]}: {exc.strerror or exc}") from None
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or done.stdout.strip().splitlines() or [""])[-1]
-        raise PositionError("external", f"{argv[0]} exited with status {done.returncode}: {last}")
+    if child.returncode != 0:
+        last = (stderr.strip().splitlines() or stdout.strip().splitlines() or [""])[-1]
+        raise PositionError("external", f"{argv[0]} exited with status {child.returncode}: {last}")
     try:
-        answer = json.loads(done.stdout)
+        answer = json.loads(stdout)
     except json.JSONDecodeError:
         raise PositionError("external", f"{argv[0]} printed no JSON answer") from None
-    if not isinstance(answer, dict) or not isinstance(answer.get("revenue"), int):
+    revenue = answer.get("revenue") if isinstance(answer, dict) else None
+    if not isinstance(revenue, int) or isinstance(revenue, bool):
         raise PositionError("external", f"{argv[0]} printed no answer with an integer revenue")
+    if answer.get("status", "feasible") not in ("optimal", "feasible"):  # none: not proven
+        raise PositionError("external", f"{argv[0]} printed a status other than optimal or feasible")
     return answer
 
 
@@ -798,14 +819,17 @@ def read_results(path: Path) -> list[dict]:
 
 def _open_output(path: Path, resume: bool):
     """The results file for appending: empty, or (resuming) cut after its last complete line."""
-    if not resume or not path.exists():
-        return path.open("w")
-    text = path.read_bytes()
-    keep = text.rfind(b"\n") + 1
-    if keep < len(text):
-        with path.open("r+b") as out:
-            out.truncate(keep)
-    return path.open("a")
+    try:
+        if not resume or not path.exists():
+            return path.open("w")
+        text = path.read_bytes()
+        keep = text.rfind(b"\n") + 1
+        if keep < len(text):
+            with path.open("r+b") as out:
+                out.truncate(keep)
+        return path.open("a")
+    except OSError as exc:
+        raise PositionError("output", f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 @dataclass

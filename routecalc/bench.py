@@ -260,13 +260,17 @@ def cli_bench(args) -> int:
         return 2
     solvers = list(dict.fromkeys(s.strip() for s in args.solvers.split(",") if s.strip()))
     folder = Path(args.output)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(json.dumps({"error": f"cannot make {folder}: {exc.strerror or exc}", "where": "output"}), file=sys.stderr)
+        return 2
 
     chosen: list[Job] = []
 
     def jobs(settings: Settings) -> list[Job]:
         solvers.extend(name for name in settings.externals if name not in solvers)
-        chosen.extend(jobs_for(read_inputs(args.inputs, folder / RESULTS), solvers))
+        chosen.extend(jobs_for(read_inputs(args.inputs, folder), solvers))
         return chosen
 
     run = batch_command(args, jobs, folder / RESULTS)

@@ -115,6 +115,64 @@ def test_each_file_is_read_once_however_named_and_never_the_results(tmp_path, mo
     assert [item.key for item in items] == ["games/one.json"]
 
 
+def test_an_input_that_is_the_output_is_refused_and_a_folder_written_is_not_read(tmp_path):
+    """``-o`` naming an input emptied it and the run said 0 positions, exit 0;
+    bench read its own table.json from an output folder inside the input."""
+    archive = tmp_path / "archive.jsonl"
+    archive.write_text(SLICE[0].read_text().replace("\n", " ") + "\n")
+    with pytest.raises(PositionError) as err:
+        read_inputs([archive], archive)
+    assert err.value.where == "output" and "is an input too" in err.value.message
+    assert archive.read_text().count("\n") == 1
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "table.json").write_text("[]")
+    assert [item.key for item in read_inputs([tmp_path], tmp_path / "bench")] == [f"{archive}:1"]
+
+
+def test_batch_to_an_output_it_cannot_write_is_named(tmp_path, capsys):
+    code = cli_main(["batch", str(SLICE[0]), "-o", str(tmp_path / "none" / "out.jsonl"), "--no-progress"])
+    assert code == 2
+    error = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert error["where"] == "output" and "No such file or directory" in error["error"]
+
+
+@pytest.mark.parametrize(
+    "printed, said",
+    [
+        ('{"revenue": true, "status": "optimal"}', "integer revenue"),
+        ('{"revenue": 90, "status": "great"}', "a status other than optimal or feasible"),
+    ],
+)
+def test_an_external_answer_without_a_revenue_and_status_is_an_error(tmp_path, printed, said):
+    """``{"revenue": true}`` was taken as an answer, counted as solved."""
+    script = tmp_path / "tool.py"
+    script.write_text(f"print({printed!r})")
+    with pytest.raises(PositionError) as err:
+        batch._run_external(f"{sys.executable} {script} {{file}}", {}, None)
+    assert said in err.value.message
+
+
+def test_an_external_solver_past_its_limit_is_stopped_with_what_it_started(tmp_path, monkeypatch):
+    """A wrapper's own child (a sleep) went on running after the timeout."""
+    monkeypatch.setattr(batch, "EXTERNAL_GRACE", 0.2)
+    marker = tmp_path / "child.pid"
+    script = tmp_path / "hang.sh"
+    script.write_text(f"#!/bin/sh\nsleep 1000 &\necho $! > {marker}\nwait\n")
+    script.chmod(0o755)
+    with pytest.raises(PositionError, match="ran past the time limit"):
+        batch._run_external(f"{script} {{file}}", {}, 0.1)
+    pid = int(marker.read_text())
+    for _ in range(50):  # the kill is sent: the child is gone, or a zombie until something reaps it
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z"):
+                break
+        except (FileNotFoundError, ProcessLookupError):
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the wrapper's child {pid} still runs")
+
+
 @pytest.mark.parametrize(
     "reference", ["see the notes", [1], {"oracle": "exact"}, {"oracle": {"total": "90", "exact": True}}]
 )
