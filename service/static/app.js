@@ -187,10 +187,17 @@ async function run(work) {
   }
 }
 
-async function drawBoard(position, routes, signal) {
+// A request body holding the position as its text was typed: parsed and written
+// again, 1.0 or 1e0 would become 1, and the service would judge another input
+// than the one Solve sends.
+function withPosition(text, routes) {
+  return `{"position": ${text}, "routes": ${routes}}`;
+}
+
+async function drawBoard(text, routes, signal) {
   const board = await fetch("/v1/render", {
     method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ position, routes }), signal,
+    body: withPosition(text, JSON.stringify(routes)), signal,
   });
   if (!board.ok) return apiError(board);
   $("board").innerHTML = await board.text();
@@ -212,7 +219,7 @@ function solve() {
     if (!current()) return;
     if (!response.ok) { setStatus(await apiError(response), "error"); return; }
     const answer = await response.json();
-    const failed = await drawBoard(input.position, answer.routes || answer.plan, signal);
+    const failed = await drawBoard(input.text, answer.routes || answer.plan, signal);
     if (!current()) return;
     if (failed) { setStatus(failed, "error"); return; }
     showTable(answer);
@@ -242,8 +249,9 @@ function check() {
   return run(async (signal, current) => {
     const input = readPosition();
     if (input.error) { setStatus(input.error, "error"); return; }
+    const routesText = $("routes").value.trim();
     let routes;
-    try { routes = JSON.parse($("routes").value.trim() || "null"); } catch (e) {
+    try { routes = JSON.parse(routesText || "null"); } catch (e) {
       setStatus(`Routes to check: not JSON: ${e.message}`, "error");
       return;
     }
@@ -251,7 +259,7 @@ function check() {
     setStatus("Checking…", "busy");
     const response = await fetch("/v1/validate", {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ position: input.position, routes }), signal,
+      body: withPosition(input.text, routesText), signal,
     });
     if (!current()) return;
     if (!response.ok) { setStatus(`Routes to check: ${await apiError(response)}`, "error"); return; }
@@ -259,11 +267,13 @@ function check() {
     if (!result.valid) {
       const v = result.violation;
       const which = v.route === null || v.route === undefined ? "" : `route ${v.route}: `;
-      setStatus(`Not valid: ${which}${v.rule}: ${v.detail}`, "error");
+      // an ambiguous route: the tracks it may mean, each as it is given in "hexes"
+      const choices = (v.choices || []).map((cells) => JSON.stringify(cells)).join(" or ");
+      setStatus(`Not valid: ${which}${v.rule}: ${v.detail}${choices ? ` (the tracks: ${choices})` : ""}`, "error");
       $("status").dataset.state = "invalid";
       return;
     }
-    const failed = await drawBoard(input.position, result.routes || result.plan, signal);
+    const failed = await drawBoard(input.text, result.routes || result.plan, signal);
     if (!current()) return;
     if (failed) { setStatus(failed, "error"); return; }
     showTable(result);
@@ -276,6 +286,7 @@ function check() {
 $("fixture").addEventListener("change", pickFixture);
 $("upload").addEventListener("change", uploadFile);
 $("position").addEventListener("input", () => {
+  loads++;  // what the player types wins over an example still on its way
   positionChanged();
   setStatus("Position edited: press Solve.");
 });
