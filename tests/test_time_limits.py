@@ -290,6 +290,19 @@ def test_an_18cuba_choice_too_big_to_model_keeps_to_the_limit():
     assert api.validate(position, answer["routes"])["revenue"] == answer["revenue"]
 
 
+def test_an_18cuba_choice_past_the_routes_a_model_is_given_is_not_handed_to_cp_sat():
+    """Under a 15 s limit the same board's model was built (193,492 routes)
+    and CP-SAT, which loads and presolves before it looks at its limit or a
+    stop, answered 7-8 s past the limit (an audit), having found nothing.
+    Past MAX_MODELLED_ROUTES (a count, whatever the limit) the seed answers."""
+    from routecalc.games import cuba_cpsat
+
+    answer = api.solve(load_position_file(FIXTURES / "limits" / "cuba-eight-wagons.json"), time_limit=15)
+    said = f"not built: 193,492 routes, over the {cuba_cpsat.MAX_MODELLED_ROUTES:,} a CP-SAT model is given"
+    assert (answer["solver"], answer["status"], answer["stats"]["cpsat_status"]) == ("cuba-bb", "feasible", said)
+    assert 0 < answer["revenue"] <= answer["bound"]
+
+
 def test_validating_on_a_board_too_big_to_compile_keeps_to_the_limit(tmp_path, capsys):
     """Twenty cells whose track joins every pair of their sides: the tracks
     between two stops grow exponentially, and validating even no routes

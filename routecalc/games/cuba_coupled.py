@@ -158,13 +158,14 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
             if worth >= best:
                 rows = found
             stats.update(cp_stats)
-            solver = "cuba-cpsat"
+            built = not cp_stats["cpsat_status"].startswith("not built")
+            solver = "cuba-cpsat" if built else "cuba-bb"
             why = (
                 f"branch and bound unfinished after {choice_nodes:,} nodes: CP-SAT over the "
                 f"{cp_stats['routes_modelled']:,} routes that could beat its {best}"
-                if not cp_stats["cpsat_status"].startswith("not built")
+                if built
                 else f"branch and bound unfinished after {choice_nodes:,} nodes: CP-SAT's model of the choice "
-                "was not built within the time limit"
+                f"was {cp_stats['cpsat_status']}"
             )
     runs = runs_of(rows)
     extras = game.score_choice(runs)
