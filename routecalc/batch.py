@@ -1003,6 +1003,8 @@ def batch_command(args, jobs: Callable[[Settings], list[Job]], output: Path) -> 
     try:
         settings = settings_of(args)
         chosen = jobs(settings)
+        if not chosen:  # a folder of no positions, an empty JSON-lines file: likely a wrong path
+            raise PositionError("inputs", "no positions found (files *.json or *.jsonl, or folders holding them)")
         check_solvers(sorted({job.solver for job in chosen}), settings)
         count = len(todo(chosen, output, args.resume))
         with progress_bar(count, args.progress and count > 0) as advance:

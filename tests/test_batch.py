@@ -343,3 +343,11 @@ def test_a_job_that_kills_its_worker_is_named_and_the_rest_are_solved():
     lines = list(batch.run_processes(jobs, Settings(externals={"boom": boom}), workers=2, batch_size=2))
     assert sorted((r["file"], r["solver"]) for r in lines) == sorted((j.item.key, j.solver) for j in jobs)
     assert [(r["solver"], r["error"]["kind"]) for r in lines if "error" in r] == [("boom", "BrokenProcessPool")]
+
+
+def test_inputs_that_hold_no_position_are_named(tmp_path, capsys):
+    """An empty folder or JSON-lines file passed as "0 positions", exit 0."""
+    (tmp_path / "empty.jsonl").write_text("")
+    code = cli_main(["batch", str(tmp_path), "-o", str(tmp_path / "out.jsonl"), "--no-progress"])
+    assert code == 2
+    assert json.loads(capsys.readouterr().err.strip().splitlines()[-1])["where"] == "inputs"
