@@ -296,9 +296,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 cancel()
                 raise ClientGone()
 
-    def only_known_query(request: Request, known: tuple[str, ...]) -> None:
+    def only_known_query(request: Request) -> None:
         """A misspelt query parameter (``time_limt``) is refused, not ignored:
-        the request would run with the default it meant to change."""
+        the request would run with the default it meant to change. The
+        endpoint's own parameters are those its signature declares."""
+        known = sorted(p.alias for p in request.scope["route"].dependant.query_params)
         for name in request.query_params:
             if name not in known:
                 raise PositionError(f"query.{name}", f"unknown query parameter (known: {', '.join(known) or 'none'})")
@@ -363,7 +365,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ):
         """The maximum-revenue route set of the operating company. A solve stopped by its
         time limit answers the best run found with `status: feasible` and a true `bound`."""
-        only_known_query(request, ("solver", "time_limit"))
+        only_known_query(request)
         limit = time_limit_of(time_limit)
         return await in_pool(request, limit, solve_job, await request.body(), solver, limit)
 
@@ -396,7 +398,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def validate(request: Request):
         """Scored routes and their total (`valid: true`), or the rule a route breaks
         (`valid: false` with the named `violation`)."""
-        only_known_query(request, ())
+        only_known_query(request)
         return await in_pool(request, settings.max_time_limit, validate_job, await request.body())
 
     render_examples = (
@@ -419,7 +421,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """The board (hexes or squares, track, gauges, cities, tokens, towns, offboards);
         with `routes` (validated and scored first) or `solve=true`, the routes in colour
         and a legend with each train's revenue."""
-        only_known_query(request, ("solve", "solver", "time_limit"))
+        only_known_query(request)
         limit = time_limit_of(time_limit)
         svg = await in_pool(request, limit, render_job, await request.body(), solve, solver, limit)
         if isinstance(svg, Response):  # an error

@@ -32,7 +32,6 @@ from ortools.sat.python import cp_model
 from .. import deadline
 from ..errors import TimeLimitError
 from ..solvers import sat
-from ..solvers.sat import new_solver
 from .cuba_choice import ChoiceLists
 
 #: Route rows above which no model is built (the seed answers, with the
@@ -67,7 +66,7 @@ def solve_choice(
     left = None if running is None else running.left()
     if left is not None:
         time_limit = left if time_limit is None else min(time_limit, left)
-    solver = new_solver()
+    solver = sat.new_solver()
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
     status = sat.solve(solver, m)
@@ -229,7 +228,7 @@ def assign_wagons(
     for mill, cubes in supply.items():
         m.add(sum(f for (_, k), f in flow.items() if k == mill) <= cubes)
     m.maximize(sum(flow.values()))
-    solver = new_solver()
+    solver = sat.new_solver()
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(time_limit, 0.001)
     if sat.solve(solver, m) != cp_model.OPTIMAL:

@@ -48,7 +48,6 @@ from ..validate import check_route, score_route
 from . import sat
 from .fast import TrainRoutes, ceiling, listed_routes, piece_rows
 from .maxima import track_of
-from .sat import new_solver
 
 DUMMY = 0  # circuit node of route ends; stop k of a train is circuit node k + 1
 #: CP-SAT settings: cuts on the circuits' linear relaxation, since proving
@@ -619,7 +618,7 @@ class PathModel:
         idle machine) that the search may take, the same on any machine;
         ``time_limit`` only stops it. ``settings``: CP-SAT parameters on top
         of ``SAT_PARAMETERS`` (``WHOLE_MODEL_PARAMETERS``)."""
-        solver = new_solver()
+        solver = sat.new_solver()
         for key, value in {**SAT_PARAMETERS, **(settings or {})}.items():
             setattr(solver.parameters, key, value)
         time_limit = deadline.clip(time_limit)  # the ortools import and the model build count too

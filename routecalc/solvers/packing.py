@@ -87,7 +87,6 @@ def pack_routes(
     from ortools.sat.python import cp_model  # only when CP-SAT runs
 
     from . import sat
-    from .sat import new_solver
 
     started = time.perf_counter()
     greedy, floor, best, useful = _useful(listed)
@@ -116,7 +115,7 @@ def pack_routes(
         for k, lit in lits:
             model.add_hint(lit, (t, k) in in_greedy)
     model.add(total >= floor)  # the greedy set is among the literals
-    solver = new_solver()
+    solver = sat.new_solver()
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(0.01, time_limit - (time.perf_counter() - started))
     code = sat.solve(solver, model)

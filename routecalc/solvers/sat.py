@@ -34,11 +34,14 @@ def solve(solver: cp_model.CpSolver, model: cp_model.CpModel, callback=None) -> 
     if threading.current_thread() is not threading.main_thread():
         return solver.solve(model, callback)
     done: list[int] = []
+    failed: list[BaseException] = []  # raised in the search's thread: raised again here
     ended = threading.Event()  # waited on, not the thread: a join that Ctrl-C cut aborted the process at its exit
 
     def run() -> None:
         try:
             done.append(solver.solve(model, callback))
+        except BaseException as exc:  # noqa: BLE001 (handed to the waiting thread)
+            failed.append(exc)
         finally:
             ended.set()
 
@@ -50,6 +53,6 @@ def solve(solver: cp_model.CpSolver, model: cp_model.CpModel, callback=None) -> 
         solver.stop_search()
         ended.wait()
         raise
-    if not done:
-        raise RuntimeError("CP-SAT's search ended without an answer")
+    if failed:
+        raise failed[0]
     return done[0]
