@@ -384,6 +384,23 @@ def test_a_short_search_keeps_its_route_where_the_demand_of_its_bound_fails():
     assert [r.revenue for r in kept] == [routes[0].revenue]
 
 
+def test_a_known_route_starts_the_search_of_its_kind_alone():
+    """A route known for the second D (800) starts the kind's search, which
+    asks for no less: within 0.02 of deterministic time (presolve takes most
+    of it) the search alone finds no route, started from it the 800 comes
+    back as the kind's best route and the bound 880 is shown out of reach."""
+    position_ = load_position(json.loads((ROOT / "fixtures" / "stress-1867-two-d.json").read_text()))
+    graph = compile_position(position_)
+    tables = train_tables(graph)
+    second = PathModel(graph, tables, [1])
+    second.at_most(800)
+    _, known, _, _ = second.solve()
+    assert [(r.train, r.revenue) for r in known] == [(1, 800)]
+    assert single_train_maxima(graph, tables, 0.02, {})[1] == []
+    bounds, routes = single_train_maxima(graph, tables, 0.02, {}, None, known)
+    assert [(r.train, r.revenue) for r in routes] == [(0, 800)] and bounds == {0: 879, 1: 879}
+
+
 def test_the_8_of_stress_1867_express_8_reaches_its_bound_when_demanded():
     """The 8 (eight cities and offboards, towns free) alone: its bound 560
     is proven at once, and demanded, a route earning it is found within the
@@ -602,9 +619,9 @@ def test_maxima_a_caller_proves_are_not_proven_again(position_json):
 
     known: list[dict] = []
 
-    def recorded(graph_, tables_, work, known_, deadline=None):
+    def recorded(graph_, tables_, work, known_, deadline=None, found=None):
         known.append(dict(known_))
-        return single_train_maxima(graph_, tables_, work, known_, deadline)
+        return single_train_maxima(graph_, tables_, work, known_, deadline, found)
 
     with mock.patch.object(cpsat, "single_train_maxima", recorded):
         caps = {t: most + 40 for t, most in maxima.items()}

@@ -316,7 +316,7 @@ def _maxima(
     }
     maxima.update(_branch_and_bound(graph, listed, unproven, best, searched, clock, MAXIMUM_STEPS, paused))
     left = None if clock.time_limit is None else clock.started + clock.time_limit
-    bounds, routes = single_train_maxima(graph, tables, SINGLE_WORK, maxima, left)
+    bounds, routes = single_train_maxima(graph, tables, SINGLE_WORK, maxima, left, list(best.values()))
     for route in routes:
         if route.train not in best or route.revenue > best[route.train].revenue:
             best[route.train] = route
