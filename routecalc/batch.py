@@ -143,8 +143,8 @@ def _read_lines(path: Path) -> Iterator[Item]:
             key = f"{path}:{number}"
             try:
                 yield _item(key, read_json(line))
-            except PositionError as exc:
-                yield Item(key, error=(key, exc.message))
+            except PositionError as exc:  # the line, or the field past a reading limit
+                yield Item(key, error=(key if exc.where == "json" else exc.where, exc.message))
 
 
 def _read_file(path: Path) -> Iterator[Item]:

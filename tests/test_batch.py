@@ -87,6 +87,22 @@ def test_inputs_from_files_folders_and_json_lines(tmp_path):
     assert records[f"{lines}:1"]["answer"]["revenue"] == optimum(SLICE[0])
 
 
+def test_a_reading_limit_inside_a_json_lines_line_names_its_field(tmp_path):
+    """As in a file of its own: the field past the limit is named, where the
+    line alone was (a number of 20 digits in a revenue)."""
+    wrapper = json.loads(SLICE[0].read_text())
+    wrapper["position"]["hexes"][0]["revenue"] = 10**19
+    archive = tmp_path / "archive.jsonl"
+    archive.write_text(json.dumps(wrapper) + "\n{not json\n")
+    single = tmp_path / "single.json"
+    single.write_text(json.dumps(wrapper))
+    items = {item.key: item for item in read_inputs([archive, single])}
+    where, message = items[f"{archive}:1"].error
+    assert (where, message) == items[str(single)].error
+    assert where == "position.hexes[0].revenue" and "out of range" in message
+    assert items[f"{archive}:2"].error[0] == f"{archive}:2"
+
+
 def test_a_json_lines_archive_breaks_only_at_newlines_and_a_bad_byte_spoils_one_line(tmp_path):
     wrapper = json.loads(SLICE[0].read_text())
     wrapper["reference"]["note"] = "one\u2028two\x0cthree"  # line breaks of Unicode inside a string
