@@ -892,9 +892,40 @@ class Run:
 
 
 def todo(jobs: Sequence[Job], output: Path, resume: bool) -> list[Job]:
-    """The jobs still to run: all of them, or (resuming) those without a line in the output."""
-    done = {(r.get("file"), r.get("solver")) for r in read_results(output)} if resume else set()
-    return [job for job in jobs if (job.item.key, job.solver) not in done]
+    """The jobs still to run: all of them, or (resuming) those without a line
+    in the output, however the run that wrote it named their files
+    (``a.json``, ``./a.json``, its absolute path)."""
+    if not resume:
+        return list(jobs)
+    same = SameInput()
+    done = {(same(r.get("file")), r.get("solver")) for r in read_results(output)}
+    return [job for job in jobs if (same(job.item.key), job.solver) not in done]
+
+
+class SameInput:
+    """An input's key (a file, or ``file:line`` in a JSON-lines file) with its
+    file's real path, so that two names of one file match; a key naming no
+    file here is kept as it is. Each file is looked up once (an archive's
+    lines share theirs)."""
+
+    def __init__(self) -> None:
+        self.real: dict[str, str | None] = {}
+
+    def _file(self, name: str) -> str | None:
+        if name not in self.real:
+            path = Path(name)
+            self.real[name] = str(path.resolve()) if path.is_file() else None
+        return self.real[name]
+
+    def __call__(self, key: object) -> object:
+        if not isinstance(key, str):
+            return key
+        if (real := self._file(key)) is not None:
+            return real
+        head, colon, line = key.rpartition(":")
+        if colon and line.isdigit() and (real := self._file(head)) is not None:
+            return f"{real}:{line}"
+        return key
 
 
 def run_batch(
@@ -930,8 +961,9 @@ def run_batch(
                 if on_line:
                     on_line(record)
     wall = time.perf_counter() - started
-    wanted = {(job.item.key, job.solver) for job in jobs}
-    mine = [r for r in read_results(output) if (r.get("file"), r.get("solver")) in wanted]
+    same = SameInput()
+    wanted = {(same(job.item.key), job.solver) for job in jobs}
+    mine = [r for r in read_results(output) if (same(r.get("file")), r.get("solver")) in wanted]
     return Run(len(remaining), len(jobs) - len(remaining), wall, first, Summary.of(mine), nodes, figures)
 
 

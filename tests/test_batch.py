@@ -268,6 +268,26 @@ def test_resume_after_a_killed_run_writes_each_position_once(tmp_path):
     assert f"{len(written)} already in" in second.stderr
 
 
+def test_resume_knows_an_input_by_another_name_of_its_file(tmp_path, monkeypatch):
+    """Resumed with the same files named otherwise (absolute, ``./``, through
+    a folder and ``..``), nothing is solved again and the summary counts
+    each position once (each was solved a second time, two lines apiece)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in").mkdir()
+    single = tmp_path / "in" / "a.json"
+    single.write_text(SLICE[0].read_text())
+    archive = tmp_path / "in" / "archive.jsonl"
+    archive.write_text("".join(p.read_text().replace("\n", "") + "\n" for p in SLICE[1:3]))
+    out = tmp_path / "out.jsonl"
+    named = read_inputs(["in/a.json", "in/archive.jsonl"])
+    first = run_batch(jobs_for(named, ["fast"]), out, Settings(), engine="inline")
+    assert (first.written, first.skipped) == (3, 0)
+    again = read_inputs([str(single), "./in/../in/archive.jsonl"])
+    second = run_batch(jobs_for(again, ["fast"]), out, Settings(), resume=True, engine="inline")
+    assert (second.written, second.skipped, second.summary.count) == (0, 3, 3)
+    assert len(read_results(out)) == 3
+
+
 def test_work_queue_hands_each_job_out_once():
     """Threads taking batches at once get every job exactly once; jobs given
     back (their worker went away) come out next."""
