@@ -309,8 +309,14 @@ def _ray_node() -> str | None:
 _process_worker: BatchWorker | None = None
 
 
-def _start_process(solvers: Sequence[str], settings: Settings) -> None:
+def _start_process(solvers: Sequence[str], settings: Settings, parent: int) -> None:
+    """A pool worker's start: it dies with the process that started it (a
+    ``kill -9`` of a batch left its idle workers waiting on their queue)."""
     global _process_worker
+    if sys.platform == "linux":
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)  # gone before the signal was asked for
     _process_worker = BatchWorker(solvers, settings, socket.gethostname())
 
 
@@ -398,7 +404,7 @@ def _pool_run(
         workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_start_process,
-        initargs=(solvers, settings),
+        initargs=(solvers, settings, os.getpid()),
     )
     running: dict = {}  # future -> its batch
     held: list[Job] = []  # the jobs of the batches the broken pool took down

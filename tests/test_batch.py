@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -286,6 +287,50 @@ def test_resume_knows_an_input_by_another_name_of_its_file(tmp_path, monkeypatch
     second = run_batch(jobs_for(again, ["fast"]), out, Settings(), resume=True, engine="inline")
     assert (second.written, second.skipped, second.summary.count) == (0, 3, 3)
     assert len(read_results(out)) == 3
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                found.add(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="prctl(2) is Linux's")
+def test_a_killed_batch_takes_its_pool_workers_with_it(tmp_path):
+    """``kill -9`` of a ``--engine processes`` run: its workers go too (they
+    waited on their queue for a minute or more)."""
+    files = sorted(CORPUS.rglob("*.json"))
+    out = tmp_path / "results.jsonl"
+    command = [*ROUTECALC, "batch", *map(str, files), "-o", str(out), "--engine", "processes", "--workers", "2"]
+    run = subprocess.Popen([*command, "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while (not out.exists() or out.read_text().count("\n") < 2) and run.poll() is None:
+            assert time.monotonic() < deadline, "the run wrote nothing"
+            time.sleep(0.05)
+        workers = _children(run.pid)
+        assert len(workers) >= 2, workers  # the pool's two (and multiprocessing's resource tracker)
+        os.kill(run.pid, signal.SIGKILL)
+    finally:
+        run.wait()
+    assert run.returncode == -signal.SIGKILL, "the run ended before it was killed"
+    deadline = time.monotonic() + 10
+    while (alive := {pid for pid in workers if Path(f"/proc/{pid}").exists() and not _zombie(pid)}) and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.05)
+    assert not alive
+
+
+def _zombie(pid: int) -> bool:
+    with suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    return True
 
 
 def test_work_queue_hands_each_job_out_once():
