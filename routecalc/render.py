@@ -37,6 +37,7 @@ MARGIN = 12.0
 LEGEND_WIDTH = 250.0
 LEGEND_CHARS = 44  # stop-list characters that fit the legend's width
 LANE_GAP = 9.0
+TRANSPORT_GAP = 6.0  # px between 18XS transports drawn over the same cells (their lines are 5 wide)
 
 #: Route colours, distinct on the board's greens, beiges and reds.
 ROUTE_COLOURS = (
@@ -510,13 +511,16 @@ def render_svg(
                     "data-revenue": route.get("revenue"),
                 },
             )
-    for k, transport in enumerate(transports, start=len(routes)):
+    lanes = transport_lanes([t["cells"] for t in transports])
+    gap = min(TRANSPORT_GAP, 0.6 * drawing.geo.apothem / max(1, max(lanes, default=0)))
+    for k, (transport, lane) in enumerate(zip(transports, lanes), start=len(routes)):
+        centres = [drawing.centers[c] for c in transport["cells"]]
         _sub(
             layer,
             "polyline",
             {
                 "class": "route transport",
-                "points": _points([drawing.centers[c] for c in transport["cells"]]),
+                "points": _points(offset_line(centres, lane * gap)),
                 "style": f"stroke: {ROUTE_COLOURS[k % len(ROUTE_COLOURS)]}",
                 "data-cube": transport["cube"]["color"],
                 "data-revenue": transport["income"],
@@ -541,6 +545,42 @@ def render_svg(
             )
     ET.indent(svg)
     return ET.tostring(svg, encoding="unicode", xml_declaration=False)
+
+
+def transport_lanes(paths: list[list[str]]) -> list[int]:
+    """A lane per 18XS transport (cells in order), the least that no earlier
+    transport sharing a step between two cells with it has: drawn one lane
+    apart, transports over the same cells do not hide each other."""
+    steps_of = [{frozenset(pair) for pair in zip(cells, cells[1:])} for cells in paths]
+    lanes: list[int] = []
+    for k, steps in enumerate(steps_of):
+        taken = {lanes[j] for j in range(k) if steps & steps_of[j]}
+        lanes.append(next(lane for lane in range(k + 1) if lane not in taken))
+    return lanes
+
+
+def offset_line(points: list[Point], distance: float) -> list[Point]:
+    """The polyline moved ``distance`` to its left, each corner on the
+    bisector of its two steps (at most twice as far at a sharp turn). A
+    transport's lanes all lie to the left of its own direction, so two
+    transports over the same cells, either way round, stay apart."""
+    if not distance or len(points) < 2:
+        return list(points)
+    normals = []
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        length = math.hypot(x1 - x0, y1 - y0) or 1.0
+        normals.append(((y1 - y0) / length, (x0 - x1) / length))
+    moved = []
+    for j, (x, y) in enumerate(points):
+        a, b = normals[max(0, j - 1)], normals[min(j, len(normals) - 1)]
+        mx, my = a[0] + b[0], a[1] + b[1]
+        size = math.hypot(mx, my)
+        if size < 1e-9:  # the line turns back: move along one step's normal
+            mx, my, size = a[0], a[1], 1.0
+        mx, my = mx / size, my / size
+        stretch = min(2.0, 1.0 / max(1e-9, mx * a[0] + my * a[1]))
+        moved.append((x + mx * distance * stretch, y + my * distance * stretch))
+    return moved
 
 
 def _shortened(text: str, room: int = LEGEND_CHARS) -> str:

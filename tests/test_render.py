@@ -13,7 +13,15 @@ from conftest import CORPUS
 from routecalc import api, load_position, load_position_file
 from routecalc.cli import main
 from routecalc.geometry import EDGE_DELTAS
-from routecalc.render import LEGEND_CHARS, BoardDrawing, BoardGeometry, render_svg
+from routecalc.render import (
+    LEGEND_CHARS,
+    TRANSPORT_GAP,
+    BoardDrawing,
+    BoardGeometry,
+    offset_line,
+    render_svg,
+    transport_lanes,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures" / "1830-late.json"
@@ -115,6 +123,41 @@ def test_long_routes_are_cut_in_the_legend_and_whole_on_hover():
             assert whole.startswith(head) and whole.endswith(tail)
         else:
             assert line.text == whole
+
+
+def _segment_distance(p: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Distance from point p to the line through a and b."""
+    (px, py), (ax, ay), (bx, by) = p, a, b
+    return abs((bx - ax) * (ay - py) - (ax - px) * (by - ay)) / math.hypot(bx - ax, by - ay)
+
+
+def test_18xs_transports_over_the_same_cells_are_drawn_apart():
+    """Three transports over the same cells (one of them the other way round)
+    are drawn in lanes a gap apart, each step parallel to its cells' line; a
+    transport sharing no step with another runs through the cell centres
+    (they were drawn on one line, the last hiding the others)."""
+    position = load_position_file(ROOT / "fixtures" / "xs-small.json")
+    answer = api.solve(position)
+    first = answer["plan"][0]
+    assert len(first["cells"]) >= 2
+    back = {**first, "cells": first["cells"][::-1]}
+    plan = [first, back, first]
+    assert transport_lanes([t["cells"] for t in plan]) == [0, 1, 2]
+    assert transport_lanes([["A1", "B1"], ["C1", "D1"], ["B1", "C1"]]) == [0, 0, 0]
+    root = parse(render_svg(position, {**answer, "plan": plan}))
+    lines = [points_of(line) for line in by_class(root, "polyline", "transport")]
+    drawing = BoardDrawing(position)
+    centres = [drawing.centers[c] for c in first["cells"]]
+    assert all(math.dist(p, q) < 0.01 for p, q in zip(lines[0], centres, strict=True))
+    for lane, line in ((1, lines[1][::-1]), (2, lines[2])):
+        for point, a, b in zip(line, centres, centres[1:]):
+            assert _segment_distance(point, a, b) == pytest.approx(lane * TRANSPORT_GAP, abs=0.01)
+    assert all(math.dist(p, q) > TRANSPORT_GAP / 2 for p, q in zip(lines[1][::-1], lines[2]))
+    corner = [(0.0, 0.0), (72.0, 0.0), (72.0, 72.0)]  # a turn: the corner on the bisector, 6 from both steps
+    moved = offset_line(corner, 6.0)
+    for j, (a, b) in enumerate(zip(corner, corner[1:])):
+        assert _segment_distance(moved[j], a, b) == pytest.approx(6.0)
+        assert _segment_distance(moved[j + 1], a, b) == pytest.approx(6.0)
 
 
 def test_18xs_plan_cubes_and_demands_are_drawn():
