@@ -266,3 +266,27 @@ def test_check_sends_the_position_as_typed_and_shows_an_ambiguous_routes_tracks(
     page.wait_for_selector("#status[data-state='invalid']")
     assert page.text_content("#status").endswith('(the tracks: ["A1","A3"] or ["A1","B2","A3"])')
     assert errors == []
+
+
+def test_typing_wins_over_an_example_still_downloading(page):
+    """A position typed while a picked example is still on its way stays in
+    the box: the example arriving afterwards replaced what was typed."""
+    page, errors = page
+    held = []  # the example's download, answered only once the player has typed
+    page.route("**/v1/fixtures/xs-small", lambda route: held.append(route))
+    try:
+        page.select_option("#fixture", "xs-small")
+        for _ in range(100):
+            if held:
+                break
+            page.wait_for_timeout(50)
+        assert held, "the example's download never started"
+        typed = '{"format": 1, "game": "typed by the player"}'
+        page.fill("#position", typed)
+        held[0].continue_()
+        page.wait_for_timeout(1_000)
+        assert page.input_value("#position") == typed
+        assert page.text_content("#status") == "Position edited: press Solve."
+    finally:
+        page.unroute("**/v1/fixtures/xs-small")
+    assert errors == []
