@@ -307,6 +307,30 @@ def test_trains_share_the_sugar_supply(cubes, expected):
     assert validate(board, answer["routes"])["revenue"] == expected
 
 
+def test_a_supply_of_a_billion_cubes_is_carried_at_once():
+    """A mill holding 10^9 cubes (the most a position may give) and a 10^9
+    wagon: the flows carry them in one augmenting path, not a cube at a time
+    (the solve ran minutes past a 5 s limit, the validator likewise)."""
+    most = 10**9
+    board = line(harbor(), mill(20), tokens={1: [["A"]]}, trains=[{"name": "2", "wagon": most}], sugar={"A3-0": most})
+    started = time.perf_counter()
+    answer = solve(board, time_limit=5)
+    assert (answer["status"], answer["revenue"], answer["sugar"]["cubes"]) == ("optimal", 30 * most + 30, most)
+    assert validate(board, answer["routes"], time_limit=5)["revenue"] == 30 * most + 30
+    assert time.perf_counter() - started < 10  # both within their limits
+    assert max_flow([most, 5], [(0, 1), (1,)], {0: most, 1: most}) == [{0: most}, {1: 5}]
+
+
+def test_more_than_64_fc_cities_are_searched_plainly():
+    """66 cities on a line, 65 of them holding an FC token: past the 64 the
+    coupled search's bit sets hold, the plain search answers (it was
+    refused, naming an options.sugar the position does not have)."""
+    cells = [city(10, (0, 3)) for _ in range(66)]
+    tokens = {0: [["A"]], **{k: [["FC"]] for k in range(1, 66)}}
+    answer = solve(line(*cells, tokens=tokens, trains=["3"]))
+    assert (answer["status"], answer["revenue"]) == ("optimal", 20)  # passing an FC city costs its 20 fee
+
+
 def test_no_wagon_no_sugar():
     assert revenue(mill_star(["3", "3"], sugar={"A3-0": 3})) == 130
 

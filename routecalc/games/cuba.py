@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import deque
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field, replace
 from itertools import product
@@ -303,37 +304,53 @@ class Game:
 
 def max_flow(caps: list[int], mills: list[tuple[int, ...]], supply: dict[int, int]) -> list[dict[int, int]]:
     """Cubes per train and mill: a maximum flow from the mills' supply to the
-    trains' wagons (augmenting paths, one cube at a time; supplies are small)."""
+    trains' wagons, by shortest augmenting paths each carrying as many cubes
+    as it can (a cube at a time took minutes at a supply of 10^9, which a
+    position may hold)."""
     flows: list[dict[int, int]] = [{} for _ in caps]
     left = dict(supply)
-
-    def augment(t: int, seen: set[int]) -> bool:
-        """One more cube for train t: from a mill with cubes left, or from a
-        mill another train gives up because it can take a cube elsewhere."""
-        for m in mills[t]:
-            if m in seen:
-                continue
-            seen.add(m)
-            if left[m] > 0:
-                left[m] -= 1
+    carried = [0] * len(caps)
+    takers: dict[int, list[int]] = {}  # the trains that can carry from each mill
+    for t, ms in enumerate(mills):
+        for m in ms:
+            takers.setdefault(m, []).append(t)
+    while True:
+        # breadth first from the mills with cubes left, through trains that can give up a mill's
+        # cubes to take another's, to a train with room in its wagon
+        came: dict[tuple[str, int], tuple[str, int] | None] = {("mill", m): None for m in left if left[m] > 0}
+        queue = deque(came)
+        end: tuple[str, int] | None = None
+        while queue and end is None:
+            kind, x = queue.popleft()
+            if kind == "mill":
+                for t in takers.get(x, []):
+                    if ("train", t) not in came:
+                        came["train", t] = (kind, x)
+                        if carried[t] < caps[t]:
+                            end = ("train", t)
+                            break
+                        queue.append(("train", t))
             else:
-                giver = next(
-                    (u for u in range(len(caps)) if u != t and flows[u].get(m, 0) > 0 and augment(u, seen)), None
-                )
-                if giver is None:
-                    continue
-                flows[giver][m] -= 1
-            flows[t][m] = flows[t].get(m, 0) + 1
-            return True
-        return False
-
-    grew = True
-    while grew:
-        grew = False
-        for t, cap in enumerate(caps):
-            while sum(flows[t].values()) < cap and augment(t, set()):
-                grew = True
-    return flows
+                for m, n in flows[x].items():
+                    if n > 0 and ("mill", m) not in came:
+                        came["mill", m] = (kind, x)
+                        queue.append(("mill", m))
+        if end is None:
+            return [{m: n for m, n in f.items() if n} for f in flows]
+        path = [end]
+        while (step := came[path[-1]]) is not None:
+            path.append(step)
+        path.reverse()  # mill, train, mill, train, ..., train
+        amount = min(left[path[0][1]], caps[end[1]] - carried[end[1]])
+        for j in range(2, len(path), 2):  # a train giving up cubes of the mill after it
+            amount = min(amount, flows[path[j - 1][1]][path[j][1]])
+        left[path[0][1]] -= amount
+        carried[end[1]] += amount
+        for j in range(0, len(path), 2):
+            m, t = path[j][1], path[j + 1][1]
+            flows[t][m] = flows[t].get(m, 0) + amount
+            if j:
+                flows[path[j - 1][1]][m] -= amount
 
 
 def list_runs(game: Game, deadline: float) -> tuple[list[list[Run]], bool]:

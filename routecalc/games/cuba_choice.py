@@ -130,7 +130,8 @@ def _advance(digits, top):
 @njit(cache=True, nogil=True)
 def _max_flow(caps, mills, supply):
     """Most cubes from the mills (``supply``) to trains (``caps``, ``mills`` a
-    bit set each): augmenting paths, one cube at a time (supplies are small)."""
+    bit set each): augmenting paths, each carrying as many cubes as it can (a
+    cube at a time took seconds at a supply of 10^9, which a position may hold)."""
     n, m = len(caps), len(supply)
     flow = np.zeros((n, m), np.int64)
     left = supply.copy()
@@ -164,15 +165,20 @@ def _max_flow(caps, mills, supply):
                             tail += 1
             if end_t < 0:
                 break
-            left[end_m] -= 1
-            flow[end_t, end_m] += 1
+            amount = min(left[end_m], caps[t] - load[t])
             v = end_t
-            while v != t:  # v gave a cube of parent_m[v] to parent_t[v]
-                flow[v, parent_m[v]] -= 1
-                flow[parent_t[v], parent_m[v]] += 1
+            while v != t:  # v gives cubes of parent_m[v] to parent_t[v]
+                amount = min(amount, flow[v, parent_m[v]])
                 v = parent_t[v]
-            load[t] += 1
-            total += 1
+            left[end_m] -= amount
+            flow[end_t, end_m] += amount
+            v = end_t
+            while v != t:
+                flow[v, parent_m[v]] -= amount
+                flow[parent_t[v], parent_m[v]] += amount
+                v = parent_t[v]
+            load[t] += amount
+            total += amount
     return total
 
 

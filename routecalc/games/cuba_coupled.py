@@ -32,7 +32,7 @@ from ..rules.cuba import CUBE_INCOME, FC, is_plus
 from ..scoring import pay_table
 from ..solvers.fast import Clock, ceiling, rebuild
 from . import cuba_choice as bb
-from .cuba import WAGON_ORDERS, Game, Run, fc_income  # the reference: answer form and scoring
+from .cuba import WAGON_ORDERS, Game, Run, fc_income, solve_cuba  # the reference: answer form and scoring
 from .cuba_routes import CubaRoutes, CubaStops, list_routes
 
 #: A tiny 18Cuba position (a mill between two harbors, FC's token in it, two
@@ -96,6 +96,8 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
     if heavy:
         choice_nodes = 0
     stops = CubaStops.of(graph)
+    if stops is None:  # over 64 mills with cubes or FC cities (a count): the plain search of every run
+        return solve_cuba(position, limits)
     tables, listed = list_routes(graph, stops, limits.route_limit, clock, worthless=game.machines > 0)
     complete = all(found.found.complete for found in listed)
     # Two searches, the trains richest first and poorest first (which is

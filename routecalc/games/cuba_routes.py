@@ -45,16 +45,16 @@ class CubaStops:
     fc: list[int]  # stops of FC-blocked cities (bit i: fc[i])
 
     @classmethod
-    def of(cls, graph: TrackGraph) -> CubaStops:
+    def of(cls, graph: TrackGraph) -> CubaStops | None:
+        """The board's mills with cubes and FC cities; None past 64 of either,
+        which the bit sets cannot hold."""
         position = graph.position
         sugar = position.options.get("sugar", {})
         nodes = [position.nodes[int(i)] for i in graph.stop_node]
         mills = [s for s, n in enumerate(nodes) if n.kind == "mill" and sugar.get(n.id, 0) > 0]
         fc = [s for s, n in enumerate(nodes) if position.rules.fc_blocked(n, position.company)]
         if len(mills) > 64 or len(fc) > 64:
-            from ..errors import PositionError
-
-            raise PositionError("options.sugar", "more than 64 sugar mills with cubes or FC cities on one board")
+            return None
         return cls(mills, np.array([sugar[graph.stop_ids[s]] for s in mills], np.int64), fc)
 
 
