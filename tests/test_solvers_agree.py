@@ -236,3 +236,21 @@ def test_games_with_their_own_search_are_refused_by_the_route_engine(fixture):
     with pytest.raises(PositionError, match="own search"):
         RouteSetValidator(position)
     assert api.solve(position)["status"] == "optimal"
+
+
+@pytest.mark.parametrize("game", ["generic", "18C2C-D", "18Lilliput", "18Ireland"])
+@pytest.mark.parametrize("solver", sorted(SOLVERS))
+def test_a_company_without_trains_earns_nothing_by_every_solver(game, solver):
+    """No trains: every solver answers 0, proven (the packing solver raised
+    on 18C2C-D and 18Lilliput boards, with nothing to pack)."""
+    board = {
+        "format": 1,
+        "game": game,
+        "layout": "square" if game in ("18C2C-D", "18Lilliput") else "flat",
+        "phase": {"name": "2", "colors": ["yellow"]},
+        "hexes": [{"id": "A1", "code": "city=revenue:10", "tokens": [["A"]]}],
+        "company": "A",
+        "trains": [],
+    }
+    answer = api.solve(board, solver)
+    assert (answer["revenue"], answer["status"], answer["routes"]) == (0, "optimal", [])

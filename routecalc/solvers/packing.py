@@ -161,7 +161,9 @@ def _sizes(useful: list[np.ndarray], listed: list[TrainRoutes], size_for: float 
     """(the track pieces of each useful route, all trains' in a row; the
     routes and the pieces that a ``size_for`` seconds limit affords, never
     more than ``MOST_PACKED_PIECES``)."""
-    pieces = np.concatenate([_piece_counts(listed[t].mask[rows]) for t, rows in enumerate(useful)])
+    pieces = np.concatenate(
+        [np.zeros(0, np.int64)] + [_piece_counts(listed[t].mask[rows]) for t, rows in enumerate(useful)]
+    )
     routes_cap = len(pieces) if size_for is None else max(MIN_PACKED, int(PACKED_PER_SECOND * size_for))
     pieces_cap = MOST_PACKED_PIECES
     if size_for is not None:
