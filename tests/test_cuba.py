@@ -189,6 +189,31 @@ def test_a_major_route_goes_to_the_train_that_may_run_it_in_any_order(trains, op
     assert validate(board, answer["routes"][::-1])["revenue"] == answer["revenue"] == 230
 
 
+def test_nine_trains_of_one_name_read_every_way_that_carries_sugar():
+    """Nine 3s, four plain, four obsolete and an obsolete one with a 3-wagon:
+    the route harbor, mill, city pays 40 on a plain 3 but 30 + 3 cubes on the
+    wagon's obsolete 3 (its harbor beyond the range pays nothing), beside
+    eight routes of 20. In either order the routes are read the best way,
+    280, which 2^9 ways of reading them had put past the readings priced
+    (200 in one order)."""
+    cells = [
+        {"id": "A1", "code": "offboard=revenue:10,kind:harbor;path=a:0,b:_0"},
+        {"id": "A3", "code": "city=revenue:10,kind:mill;path=a:0,b:_0;path=a:3,b:_0"},
+        {"id": "A5", "code": "city=revenue:20;path=a:3,b:_0", "tokens": [["A"]]},
+    ]
+    columns = "CEGIKMOQ"
+    for c in columns:
+        cells.append({"id": f"{c}1", "code": "city=revenue:10;path=a:0,b:_0", "tokens": [["A"]]})
+        cells.append({"id": f"{c}3", "code": "city=revenue:10;path=a:3,b:_0"})
+    trains = [{"name": "3"}] * 4 + [{"name": "3", "obsolete": True}] * 4 + [{"name": "3", "obsolete": True, "wagon": 3}]
+    board = cuba(cells, trains, sugar={"A3-0": 3})
+    routes = [route("3", "A1-0", "A3-0", "A5-0")] + [route("3", f"{c}1-0", f"{c}3-0") for c in columns]
+    for proposal in (routes, routes[::-1]):
+        checked = validate(board, proposal)
+        assert (checked["revenue"], checked["sugar"]["cubes"]) == (280, 3)
+    assert solve(board)["revenue"] == 280
+
+
 def test_minor_without_a_route_earns_no_machines():
     board = line(
         mill(30, path=NARROW),

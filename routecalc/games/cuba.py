@@ -35,7 +35,7 @@ from ..scoring import pay_table, train_tables
 from ..solvers.fast import ceiling
 from ..solvers.reference import enumerate_routes
 from ..trains import Train
-from ..validate import RouteSetValidator, mask_of
+from ..validate import RouteSetValidator, best_assignment, mask_of
 
 
 @dataclass
@@ -465,27 +465,43 @@ class CubaValidator(RouteSetValidator):
 
     def _assignments(self, routes_json: list, first: list[int]) -> Iterator[list[int]]:
         """Where trains of one name differ in more than their wagon (an
-        obsolete 3 beside a 3), every way of giving the routes to those kinds
+        obsolete 3 beside a 3), the ways of giving the routes to those kinds
         of train: a route's pay and the sugar its train's wagon carries both
         change with it, so :func:`validate_cuba` prices each reading whole
-        (the generic matching weighs the routes' pay alone). A route naming a
-        ``wagon`` goes to a train carrying it, else to one carrying none (a
-        pool wagon). Trains differing only in their wagons are
-        :func:`best_trains`'s to choose among. Past ``MOST_READINGS`` ways,
-        the generic readings."""
+        (the generic matching weighs the routes' pay alone). Every way for
+        the routes that may carry sugar (they end in a harbor and pass a
+        mill with cubes), at most ``MOST_READINGS``; the other routes only
+        change their own pay, so for each of those ways they take the kinds
+        left by a maximum-pay matching. A route naming a ``wagon`` goes to a
+        train carrying it, else to one carrying none (a pool wagon). Trains
+        differing only in their wagons are :func:`best_trains`'s to choose
+        among. Past ``MOST_READINGS`` ways, the generic readings."""
         trains = self.position.trains
         kinds: dict[str, dict[Train, list[int]]] = {}
         for k, t in enumerate(trains):
             kinds.setdefault(t.name, {}).setdefault(replace(t, wagon=0), []).append(k)
         options = [list(kinds[trains[k].name]) for k in first]
-        if all(len(o) == 1 for o in options) or math.prod(len(o) for o in options) > MOST_READINGS:
+        carriers = [i for i, rj in enumerate(routes_json) if len(options[i]) > 1 and self._may_carry(rj, i)]
+        if all(len(o) == 1 for o in options) or math.prod(len(options[i]) for i in carriers) > MOST_READINGS:
             yield from super()._assignments(routes_json, first)
             return
         yield first
         seen = {tuple(first)}
         pins = [rj.get("wagon", 0) for rj in routes_json]
-        for chosen in product(*options):
+        others = [i for i in range(len(first)) if len(options[i]) > 1 and i not in carriers]
+        pays = {
+            (i, kind): self._alone(routes_json[i], i, self._like(kinds[trains[first[i]].name][kind], pins[i]))
+            for i in others
+            for kind in options[i]
+        }
+        counts = {kind: len(ks) for members in kinds.values() for kind, ks in members.items()}
+        for carried in product(*(options[i] for i in carriers)):
             run_deadline.check("giving trains of one name to routes")
+            chosen = [options[i][0] for i in range(len(first))]
+            for i, kind in zip(carriers, carried):
+                chosen[i] = kind
+            if not self._matched(others, chosen, pays, counts, carriers):
+                continue
             taken: set[int] = set()
             picked = [0] * len(first)
             for i in sorted(range(len(first)), key=lambda i: not pins[i]):  # the named wagons first
@@ -499,6 +515,42 @@ class CubaValidator(RouteSetValidator):
                 if tuple(picked) not in seen:
                     seen.add(tuple(picked))
                     yield picked
+
+    def _like(self, members: list[int], pin: int) -> int:
+        """A train of a kind that may run a route naming the ``pin`` wagon (0: none)."""
+        return next((k for k in members if self.position.trains[k].wagon in (0, pin)), members[0])
+
+    def _may_carry(self, rj: Any, i: int) -> bool:
+        """Whether the route ends in a harbor and passes a mill with cubes."""
+        stops = self._stops(rj, i)
+        kind, supply = self.game.kind, self.game.supply
+        return "harbor" in (kind[stops[0]], kind[stops[-1]]) and any(supply.get(s, 0) > 0 for s in stops)
+
+    @staticmethod
+    def _matched(
+        others: list[int],
+        chosen: list[Train],
+        pays: dict[tuple[int, Train], int | None],
+        counts: dict[Train, int],
+        carriers: list[int],
+    ) -> bool:
+        """Give the ``others`` routes the kinds of train of their name that the
+        ``carriers`` leave (``counts``: trains of each kind), by a maximum-pay
+        matching per name (valid pairs first), into ``chosen``; False when
+        the carriers take more trains of a kind than there are."""
+        left = dict(counts)
+        for i in carriers:
+            left[chosen[i]] -= 1
+            if left[chosen[i]] < 0:
+                return False
+        top = 1 + sum(max((v for v in pays.values() if v is not None), default=0) for _ in others)
+        for name in dict.fromkeys(chosen[i].name for i in others):
+            mine = [i for i in others if chosen[i].name == name]
+            slots = [kind for kind, n in left.items() if kind.name == name for _ in range(n)]
+            weights = [[0 if (pay := pays[i, kind]) is None else top + pay for kind in slots] for i in mine]
+            for i, j in zip(mine, best_assignment(weights)):
+                chosen[i] = slots[j]
+        return True
 
     def _train(self, rj: Any, i: int, free: list[int]) -> int:
         if isinstance(rj, dict):
