@@ -55,7 +55,13 @@ def train_tables(graph: TrackGraph) -> list[TrainTable]:
     for train in position.trains:
         stops = [position.nodes[i] for i in graph.stop_node]
         value = np.array([rules.stop_value(n, train, position) for n in stops], dtype=np.int64)
-        feeder = np.array([feeders.get(int(i), 0) for i in graph.stop_node], dtype=np.int64)
+        feeder = np.array(
+            [
+                sum(rules.stop_value(position.nodes[n], train, position) for n in feeders.get(int(i), ()))
+                for i in graph.stop_node
+            ],
+            dtype=np.int64,
+        )
         group_of = np.full(3, -1, dtype=np.int8)
         for g, group in enumerate(train.groups):
             for cat in group.categories:

@@ -151,8 +151,13 @@ def feeder_board(trains: list) -> dict:
 
 
 def feeders_by_id(position_json: dict) -> dict[str, int]:
+    """What the feeders add to each stop for the position's first train."""
     position = load_position(position_json)
-    return {position.nodes[n].id: v for n, v in position.rules.feeders(position).items()}
+    rules, train = position.rules, position.trains[0]
+    return {
+        position.nodes[n].id: sum(rules.stop_value(position.nodes[f], train, position) for f in fed)
+        for n, fed in rules.feeders(position).items()
+    }
 
 
 def test_feeder_chain_passes_tokens_and_ends_at_a_broad_station():
@@ -160,6 +165,22 @@ def test_feeder_chain_passes_tokens_and_ends_at_a_broad_station():
     assert feeders["A1-0"] == 10 + 20  # T1, T2 (blocked city: tokens do not stop the walk); X ends it
     assert feeders["A5-0"] == 40 + 20 + 10  # T3, T2, T1; S ends it
     assert "A7-0" not in feeders
+
+
+def test_a_d_train_is_fed_the_diesel_value():
+    """A town on narrow track worth yellow_10|diesel_50 feeds a D its 50 (every
+    value a D is paid is its diesel_ entry) and a 2H its 10: the D was fed 10."""
+    hexes = [
+        {"id": "A1", "code": "city=revenue:20;path=a:0,b:_0" + f";path=a:5,b:_0{N}", "tokens": [["CO"]]},
+        {"id": "A3", "code": "town=revenue:10;path=a:3,b:_0"},
+        {"id": "B2", "code": f"town=revenue:yellow_10|diesel_50;path=a:2,b:_0{N}"},
+    ]
+    for train, fed in (("D", 50), ("2H", 10)):
+        answer = solve(board(hexes, [train]))
+        assert (answer["revenue"], answer["status"]) == (20 + 10 + fed, "optimal")
+        checked = validate(board(hexes, [train]), [{"train": train, "nodes": ["A1-0", "A3-0"]}])
+        assert checked["revenue"] == 20 + 10 + fed
+        assert {"node": "A1-0", "type": "city", "value": 20, "narrow": fed} in checked["routes"][0]["stops"]
 
 
 def test_feeders_count_per_stop_and_per_train():

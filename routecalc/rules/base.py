@@ -112,8 +112,10 @@ class RuleSet:
     def stop_value(self, node: Node, train: Train, position: Position) -> int:
         return node.revenue.value(position.phase_colors, diesel=train.diesel)
 
-    def feeders(self, position: Position) -> dict[int, int]:
-        """Extra revenue a stop brings when it pays, by node (18Ireland narrow gauge)."""
+    def feeders(self, position: Position) -> dict[int, list[int]]:
+        """The nodes whose value a stop adds when it pays, by stop node
+        (18Ireland's narrow-gauge feeders); each valued for the train that
+        runs (:meth:`stop_value`: a D is paid their ``diesel_`` entry)."""
         return {}
 
     def usable_tracks(self, train: Train) -> frozenset[str]:

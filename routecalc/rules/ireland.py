@@ -73,16 +73,16 @@ class IrelandRules(RuleSet):
     def usable_tracks(self, train: Train) -> frozenset[str]:
         return GAUGE_TRACKS["broad"]
 
-    def feeders(self, position: Position) -> dict[int, int]:
-        """For every stop with narrow or dual track, the value of the all-narrow
-        nodes the walk from it reaches (each once per stop; tokens never block)."""
+    def feeders(self, position: Position) -> dict[int, list[int]]:
+        """For every stop with narrow or dual track, the all-narrow nodes the
+        walk from it reaches (each once per stop; tokens never block)."""
         walker = _FeederWalk(position)
-        out: dict[int, int] = {}
+        out: dict[int, list[int]] = {}
         for i, node in enumerate(position.nodes):
             if node.is_stop and walker.paths_at_node.get(i):
-                extra = sum(walker.value(n) for n in walker.reached(i))
-                if extra:
-                    out[i] = extra
+                fed = walker.reached(i)
+                if fed:
+                    out[i] = fed
         return out
 
 
@@ -103,10 +103,6 @@ class _FeederWalk:
                         self.paths_at_node.setdefault(end.node, []).append(pi)
                 elif path.track in FEEDER_TRACKS:
                     self.paths_at_edge.setdefault((path.cell, end.edge, end.lane), []).append(pi)
-
-    def value(self, node: int) -> int:
-        n = self.position.nodes[node]
-        return n.revenue.value(self.position.phase_colors)
 
     def reached(self, start: int) -> list[int]:
         """The all-narrow stops reachable from ``start`` without passing a stop that has other track."""
