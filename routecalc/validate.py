@@ -176,10 +176,7 @@ class RouteSetValidator:
                 for train, k in kinds.items():
                     deadline.check("matching routes to trains")
                     pays[i, train] = self._alone(routes_json[i], i, k)
-            # valid pairs weigh more than any revenue, so that validity comes first
-            top = 1 + sum(max((v for v in pays.values() if v is not None), default=0) for _ in at)
-            weights = [[0 if (pay := pays[i, trains[k]]) is None else top + pay for k in mine] for i in at]
-            for i, j in zip(at, best_assignment(weights)):
+            for i, j in zip(at, most_valid_pay([[pays[i, trains[k]] for k in mine] for i in at])):
                 chosen[i] = mine[j]
         if chosen != first:
             yield chosen
@@ -385,6 +382,14 @@ class RouteSetValidator:
                 taken.pop()
             else:
                 options.append(iter(tracks[len(conns)]))
+
+
+def most_valid_pay(pays: list[list[int | None]]) -> list[int]:
+    """Column of each row in an assignment of rows to distinct columns with
+    the most valid pairs (``None``: not valid) and, among those, the most
+    pay: a valid pair weighs more than all the pay of any assignment."""
+    top = 1 + sum(max((v for v in row if v is not None), default=0) for row in pays)
+    return best_assignment([[0 if v is None else top + v for v in row] for row in pays])
 
 
 def best_assignment(weights: list[list[int]]) -> list[int]:

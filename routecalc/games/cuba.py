@@ -35,7 +35,7 @@ from ..scoring import pay_table, train_tables
 from ..solvers.fast import ceiling
 from ..solvers.reference import enumerate_routes
 from ..trains import Train
-from ..validate import RouteSetValidator, best_assignment, mask_of
+from ..validate import RouteSetValidator, mask_of, most_valid_pay
 
 
 @dataclass
@@ -524,7 +524,9 @@ class CubaValidator(RouteSetValidator):
         """Whether the route ends in a harbor and passes a mill with cubes."""
         stops = self._stops(rj, i)
         kind, supply = self.game.kind, self.game.supply
-        return "harbor" in (kind[stops[0]], kind[stops[-1]]) and any(supply.get(s, 0) > 0 for s in stops)
+        return (
+            bool(stops) and "harbor" in (kind[stops[0]], kind[stops[-1]]) and any(supply.get(s, 0) > 0 for s in stops)
+        )
 
     @staticmethod
     def _matched(
@@ -543,12 +545,10 @@ class CubaValidator(RouteSetValidator):
             left[chosen[i]] -= 1
             if left[chosen[i]] < 0:
                 return False
-        top = 1 + sum(max((v for v in pays.values() if v is not None), default=0) for _ in others)
         for name in dict.fromkeys(chosen[i].name for i in others):
             mine = [i for i in others if chosen[i].name == name]
             slots = [kind for kind, n in left.items() if kind.name == name for _ in range(n)]
-            weights = [[0 if (pay := pays[i, kind]) is None else top + pay for kind in slots] for i in mine]
-            for i, j in zip(mine, best_assignment(weights)):
+            for i, j in zip(mine, most_valid_pay([[pays[i, kind] for kind in slots] for i in mine])):
                 chosen[i] = slots[j]
         return True
 
