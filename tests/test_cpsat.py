@@ -21,9 +21,10 @@ from hypothesis import strategies as st
 from strategies import positions
 
 from routecalc import api
-from routecalc.graph import compile_position
+from routecalc.board import Position
+from routecalc.graph import TrackGraph, compile_position
 from routecalc.model import load_position
-from routecalc.scoring import train_tables
+from routecalc.scoring import TrainTable, train_tables
 from routecalc.solvers import auto, cpsat
 from routecalc.solvers.cpsat import (
     SINGLE_MODEL_PARAMETERS,
@@ -42,6 +43,13 @@ from routecalc.validate import RouteSetValidator
 ROOT = Path(__file__).resolve().parent.parent
 GENERIC = sorted((CORPUS / "generic").glob("*/*.json"))
 IRELAND = sorted((CORPUS / "18Ireland").glob("*.json"))
+
+
+def stress(name: str) -> tuple[Position, TrackGraph, list[TrainTable]]:
+    """A stress fixture read, compiled, and its trains' tables."""
+    position_ = load_position(json.loads((ROOT / "fixtures" / f"{name}.json").read_text()))
+    graph = compile_position(position_)
+    return position_, graph, train_tables(graph)
 
 
 def solve(position_json: dict, **kwargs) -> dict:
@@ -374,9 +382,7 @@ def test_a_short_search_keeps_its_route_where_the_demand_of_its_bound_fails():
     """stress-1867-two-d's D after a search too short to bound it well (its
     maximum is 860): the bound is shown out of reach and lowered by one, and
     the search's route is kept."""
-    position_ = load_position(json.loads((ROOT / "fixtures" / "stress-1867-two-d.json").read_text()))
-    graph = compile_position(position_)
-    tables = train_tables(graph)
+    position_, graph, tables = stress("stress-1867-two-d")
     status, routes, bound, _ = PathModel(graph, tables, [0]).solve(None, work=0.05, settings=SINGLE_MODEL_PARAMETERS)
     assert status == "feasible" and routes and routes[0].revenue < 860 < bound
     bounds, kept = single_train_maxima(graph, tables, 0.05, {})
@@ -389,9 +395,7 @@ def test_a_known_route_starts_the_search_of_its_kind_alone():
     asks for no less: within 0.02 of deterministic time (presolve takes most
     of it) the search alone finds no route, started from it the 800 comes
     back as the kind's best route and the bound 880 is shown out of reach."""
-    position_ = load_position(json.loads((ROOT / "fixtures" / "stress-1867-two-d.json").read_text()))
-    graph = compile_position(position_)
-    tables = train_tables(graph)
+    position_, graph, tables = stress("stress-1867-two-d")
     second = PathModel(graph, tables, [1])
     second.at_most(800)
     _, known, _, _ = second.solve()
@@ -406,9 +410,7 @@ def test_the_8_of_stress_1867_express_8_reaches_its_bound_when_demanded():
     is proven at once, and demanded, a route earning it is found within the
     work of a short search (its best route passes 25 towns); 570 is shown
     out of reach."""
-    position_ = load_position(json.loads((ROOT / "fixtures" / "stress-1867-express-8.json").read_text()))
-    graph = compile_position(position_)
-    tables = train_tables(graph)
+    position_, graph, tables = stress("stress-1867-express-8")
     assert [table.train.name for table in tables] == ["5+5E", "8"]
     bounds, routes = single_train_maxima(graph, tables, 0.15, {0: 820})
     assert bounds == {0: 820, 1: 560}
@@ -636,9 +638,7 @@ def test_maxima_a_caller_proves_are_not_proven_again(position_json):
 def test_stress_1828_proved_from_a_known_maximal_route():
     """The D's 950 takes CP-SAT some 12 s to find even with 950 known; handed the route, the
     first set (the D's 950, then the 8E's 430 on the track left) earns the maxima: proven."""
-    position_ = load_position(json.loads((ROOT / "fixtures" / "stress-1828-d-8e.json").read_text()))
-    graph = compile_position(position_)
-    tables = train_tables(graph)
+    position_, graph, tables = stress("stress-1828-d-8e")
     alone = PathModel(graph, tables, [0])
     alone.at_most(950)
     _, d_route, _, _ = alone.solve()
