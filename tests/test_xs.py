@@ -20,7 +20,7 @@ import boards
 import pytest
 
 from routecalc.api import solve, validate
-from routecalc.errors import PositionError, RouteViolation
+from routecalc.errors import PositionError, RouteViolation, TimeLimitError
 from routecalc.geometry import index_letters
 from routecalc.model import load_position
 
@@ -806,3 +806,21 @@ def test_a_walk_looks_at_the_clock_at_each_destination_it_reaches(monkeypatch):
         search.reach(start, position.nodes[start].goods[0], frozenset())
     kept = search.reach(start, position.nodes[start].goods[0], frozenset())  # as far as it went
     assert len(kept.distances) == 1
+
+
+def test_a_cell_of_meshed_junctions_is_walked_within_the_time_limit():
+    """Nine junctions all joined to each other in one cell (a tile code of
+    some 700 characters, within the limits): its walks multiply ninefold a
+    junction, and building them took 8.7 s under a 1 s limit (95 s with ten);
+    now the walk looks at the clock and the limit is named."""
+    position = json.loads((Path(__file__).resolve().parent.parent / "fixtures" / "xs-small.json").read_text())
+    n = 9
+    meshed = [f"path=a:_{i},b:_{j}" for i, j in itertools.combinations(range(n), 2)]
+    code = ";".join(["junction"] * n + meshed + ["path=a:1,b:_0", f"path=a:3,b:_{n - 1}"])
+    for cell in position["hexes"]:
+        if cell["id"] == "B1":
+            cell["code"] = code
+    started = time.perf_counter()
+    with pytest.raises(TimeLimitError, match="walking an 18XS cell's track"):
+        solve(position, time_limit=0.5)
+    assert time.perf_counter() - started < 4.0  # 8.7 s before

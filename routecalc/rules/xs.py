@@ -87,6 +87,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from .. import deadline
 from ..board import End, Position
 from ..errors import PositionError, RouteViolation
 from ..tiles import is_colour_word
@@ -307,8 +308,12 @@ class Trails:
         stops: dict[tuple, None] = {}
         exits: dict[tuple, None] = {}
         seen_nodes: set[int] = set()
+        ticker = deadline.Ticker(
+            "walking an 18XS cell's track", every=64
+        )  # junctions meshed in one cell multiply the walks
 
         def walk(pi: int, came: End, used: set[int], passed: tuple[int, ...]) -> None:
+            ticker.tick()
             p = paths[pi]
             far = p.b if p.a == came else p.a
             used.add(pi)
