@@ -308,9 +308,8 @@ class Trails:
         stops: dict[tuple, None] = {}
         exits: dict[tuple, None] = {}
         seen_nodes: set[int] = set()
-        ticker = deadline.Ticker(
-            "walking an 18XS cell's track", every=64
-        )  # junctions meshed in one cell multiply the walks
+        # junctions meshed in one cell multiply the walks: the clock is read as they go
+        ticker = deadline.Ticker("walking an 18XS cell's track", every=64)
 
         def walk(pi: int, came: End, used: set[int], passed: tuple[int, ...]) -> None:
             ticker.tick()
