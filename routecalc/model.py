@@ -23,6 +23,7 @@ from .rules import get_rules
 from .tiles import TILE_COLOURS, PathEnd, Tile, parse_tile, unknown_colour
 
 TOP_KEYS = {"format", "game", "layout", "axes", "phase", "hexes", "company", "trains", "options"}
+PHASE_KEYS = {"name", "colors"}
 CELL_KEYS = {"id", "tile", "code", "rotation", "tokens", "neighbors", "terrain"}
 TERRAINS = {"forest", "mountain", "barrens", "plain"}
 
@@ -203,6 +204,11 @@ def load_position(data: Any) -> Position:
         or not all(isinstance(c, str) for c in phase["colors"])
     ):
         raise PositionError("phase", 'must be {"name": ..., "colors": ["yellow", ...]}')
+    for key in phase:
+        if key not in PHASE_KEYS:
+            raise PositionError("phase", f"unknown key {key!r} (name, colors)")
+    if not isinstance(phase.get("name", ""), str):
+        raise PositionError("phase.name", "must be a string (free text)")
     for colour in phase["colors"]:
         if colour not in TILE_COLOURS:
             raise PositionError("phase.colors", unknown_colour(colour))
@@ -254,7 +260,7 @@ def load_position(data: Any) -> Position:
         game=data["game"],
         rules=rules,
         grid=grid,
-        phase_name=str(phase.get("name", "")),
+        phase_name=phase.get("name", ""),
         phase_colors=tuple(phase["colors"]),
         cells=cells,
         nodes=nodes,

@@ -103,6 +103,19 @@ def test_mistyped_top_level_values(key, value, fragment):
     fails(with_((key,), value), key, fragment)
 
 
+@pytest.mark.parametrize(
+    "phase, where, fragment",
+    [
+        ({"name": 5, "colors": ["yellow"]}, "phase.name", "must be a string"),
+        ({"name": None, "colors": ["yellow"]}, "phase.name", "must be a string"),
+        ({"name": "2", "colors": ["yellow"], "surprise": 1}, "phase", "unknown key 'surprise'"),
+    ],
+)
+def test_a_phase_name_that_is_no_string_or_an_unknown_phase_key(phase, where, fragment):
+    """As the schema says: a typo in ``phase`` is refused, not ignored."""
+    fails(with_(("phase",), phase), where, fragment)
+
+
 def test_a_phase_colour_that_is_no_tile_colour():
     """A misspelt phase colour would never match a revenue's entry."""
     fails(with_(("phase", "colors"), ["yellow", "gren"]), "phase.colors", "unknown colour 'gren'")

@@ -158,6 +158,10 @@ def test_schema_and_engine_agree_on_optional_keys_that_are_never_null():
     assert agree(changed("1830-late.json", axes=None)) is True
     assert agree(changed("xs-small.json", trains=["2"])) is False
     assert agree(changed("1830-late.json", surprise=1)) is False
+    phase = fixture("1830-late.json")["phase"]
+    assert agree(changed("1830-late.json", phase={**phase, "name": 5})) is False
+    assert agree(changed("1830-late.json", phase={**phase, "surprise": 1})) is False
+    assert agree(changed("1830-late.json", phase={"colors": phase["colors"]})) is True
 
 
 def with_cell_id(name: str, cell_id: str) -> dict:
