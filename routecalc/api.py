@@ -11,7 +11,7 @@ from .errors import PositionError
 from .games import question
 from .graph import compile_position
 from .limits import Limits, check_limits
-from .model import load_position
+from .model import check_json, load_position, whole_numbers
 from .solvers import DEFAULT_SOLVER, KERNEL_SOLVERS, SOLVERS, warm_up
 from .validate import RouteSetValidator
 
@@ -58,10 +58,13 @@ def validate(position: Position | dict[str, Any], routes: Any, *, time_limit: fl
     """Score proposed routes, or raise RouteViolation naming the broken rule.
     ``time_limit`` covers reading and compiling the board too (a board whose
     cells join every pair of their sides has exponentially many tracks
-    between two stops): past it, :class:`~routecalc.errors.TimeLimitError`."""
+    between two stops): past it, :class:`~routecalc.errors.TimeLimitError`.
+    Routes are read as a position is: within its limits, ``1.0`` as ``1``."""
     check_limits(time_limit, None)
     with deadline.within(time_limit):
         position = as_position(position)
+        check_json(routes, "routes")  # what a position is read within, with the names the validator gives
+        routes = whole_numbers(routes)
         asked = question(position.game)
         if asked.validate is not None:
             return asked.validate(position, routes)

@@ -182,11 +182,28 @@ def unwrap(data: Any) -> dict:
     return data
 
 
+def whole_numbers(data: Any) -> Any:
+    """``data`` with every float of whole value as an int: JSON has one kind of
+    number, so ``1.0`` is the ``1`` a field wants (JSON Schema reads it so too).
+    No field of a position takes a fraction. Copies only the containers that
+    change; ``data`` must have passed :func:`check_json` (bounded depth)."""
+    if isinstance(data, float):
+        return int(data) if data.is_integer() else data
+    if isinstance(data, list):
+        items = [whole_numbers(v) for v in data]
+        return data if all(a is b for a, b in zip(items, data)) else items
+    if isinstance(data, dict):
+        entries = {k: whole_numbers(v) for k, v in data.items()}
+        return data if all(entries[k] is v for k, v in data.items()) else entries
+    return data
+
+
 def load_position(data: Any) -> Position:
     """Check and build a position from parsed JSON (bare or wrapped)."""
 
     data = unwrap(data)
     check_json(data, drawn=True)
+    data = whole_numbers(data)
     for key in data:
         if key not in TOP_KEYS:
             raise PositionError(key, "unknown top-level key")

@@ -157,7 +157,7 @@ def object_train(spec: dict, where: str, catalogue, extra_keys: frozenset[str] =
 
 
 def _distance(distance, where: str) -> tuple[DistanceGroup, ...]:
-    if isinstance(distance, int) and not isinstance(distance, bool):
+    if isinstance(distance, (int, float)) and not isinstance(distance, bool):  # a fraction: named by _whole
         return all_stops(_stops(distance, where, "distance", 1))
     if not isinstance(distance, list) or not distance:
         raise PositionError(where, "distance must be a number or a non-empty list of groups")

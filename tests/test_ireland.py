@@ -62,6 +62,14 @@ def test_train_object_distance_counts_edges():
     assert position.trains[0].hex_limit == 5
 
 
+def test_a_distance_written_as_a_float_of_whole_value_is_that_whole_number():
+    """1.0 is the whole number 1 (it was refused as "a whole number >= 1; got 1")."""
+    position = load_position(board([{"id": "A1", "code": ""}], [{"name": "6H", "distance": 1.0}]))
+    assert position.trains[0].hex_limit == 1
+    with pytest.raises(PositionError, match=r"whole number >= 1; got 1\.5"):
+        load_position(board([{"id": "A1", "code": ""}], [{"name": "6H", "distance": 1.5}]))
+
+
 # -- hex distance ---------------------------------------------------------------
 
 

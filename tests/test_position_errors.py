@@ -87,7 +87,7 @@ def test_unknown_top_level_key():
         ("format", 2, "unsupported format 2"),
         ("format", "1", "unsupported format"),
         ("format", True, "unsupported format"),
-        ("format", 1.0, "unsupported format"),
+        ("format", 1.5, "unsupported format"),
         ("layout", "hexagonal", "unknown layout 'hexagonal'"),
         ("layout", ["flat"], "unknown layout"),
         ("phase", ["yellow"], "colors"),
@@ -168,7 +168,7 @@ def test_code_must_be_a_string():
     fails(with_(("hexes", 0, "code"), ["city"]), "cell A1", "code must be a string")
 
 
-@pytest.mark.parametrize("rotation", [6, -1, 2.0, "2", True, None])
+@pytest.mark.parametrize("rotation", [6, -1, 2.5, "2", True, None])
 def test_rotation_out_of_range_on_hexes(rotation):
     fails(with_(("hexes", 1, "rotation"), rotation), "cell A3", f"rotation {rotation!r}", "0-5")
 
@@ -462,6 +462,23 @@ def test_control_characters_that_xml_cannot_hold_are_named():
     fails(with_(("phase", "name"), "\x00"), "phase.name", "U+0000")
     assert load_position(with_(("phase", "name"), "late\tphase")).phase_name == "late\tphase"
     read_json('{"note": "one\\u000ctwo"}')
+
+
+def test_whole_numbers_written_as_floats_are_read_as_whole_numbers():
+    """JSON has one kind of number (and JSON Schema reads 1.0 as an integer): 1.0 is 1."""
+    data = with_(("format",), 1.0)
+    data["hexes"][1]["rotation"] = 3.0
+    data["trains"] = ["2", {"name": "x", "distance": 3.0, "multiplier": 2.0}]
+    data["options"]["bonuses"] = [{"type": "visit", "cells": ["A1"], "amount": 1e1}]
+    loaded = load_position(data)
+    assert loaded.cells["A3"].rotation == 3 and type(loaded.cells["A3"].rotation) is int
+    assert (loaded.trains[1].groups[0].visit, loaded.trains[1].multiplier) == (3, 2)
+    whole = json.loads(json.dumps(data).replace(".0", ""))
+    assert [api.solve(d)[k] for d in (data, whole) for k in ("revenue", "routes")] == [
+        api.solve(whole)[k] for k in ("revenue", "routes")
+    ] * 2
+    fails(with_(("hexes", 1, "rotation"), 2.5), "cell A3", "rotation 2.5")
+    fails(with_(("trains",), [{"name": "x", "distance": 2.5}]), "trains[0]", "got 2.5")
 
 
 def test_positions_built_in_python_are_checked_too():

@@ -164,6 +164,23 @@ def test_schema_and_engine_agree_on_optional_keys_that_are_never_null():
     assert agree(changed("1830-late.json", phase={"colors": phase["colors"]})) is True
 
 
+def test_schema_and_engine_agree_on_whole_numbers_written_as_floats():
+    """JSON Schema reads 1.0 as an integer; the engine reads it as 1 too."""
+    assert agree(changed("1830-late.json", format=1.0)) is True
+    assert agree(changed("1830-late.json", format=1.5)) is False
+    rotated = changed("lilliput-mildendo-ring.json")
+    rotated["hexes"][0]["rotation"] = 1.0
+    assert agree(rotated) is True
+    four = {"name": "4", "distance": 4.0, "multiplier": 2.0}
+    assert agree(changed("1830-late.json", trains=[four])) is True
+    cuba = changed("cuba-small.json", trains=[{"name": "5", "wagon": 2.0}])
+    cuba["options"].update(fc_fee=20.0, sugar={"A5-0": 3.0}, wagons=[1.0])
+    assert agree(cuba) is True
+    xs = changed("xs-small.json")
+    xs["options"].update(locomotive=1.0, actions=2.0)
+    assert agree(xs) is True
+
+
 def with_cell_id(name: str, cell_id: str) -> dict:
     position = changed(name)
     position["hexes"][0]["id"] = cell_id
