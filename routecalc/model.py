@@ -26,6 +26,7 @@ TOP_KEYS = {"format", "game", "layout", "axes", "phase", "hexes", "company", "tr
 PHASE_KEYS = {"name", "colors"}
 CELL_KEYS = {"id", "tile", "code", "rotation", "tokens", "neighbors", "terrain"}
 TERRAINS = {"forest", "mountain", "barrens", "plain"}
+EDGE_KEYS = frozenset("012345")  # the keys of a cell's neighbors
 
 
 #: Limits of what is read (position-format.md, "Limits"): beyond them a
@@ -317,10 +318,8 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
         if not isinstance(override, dict):
             raise PositionError(where, "neighbors must be an object {edge: cell}")
         for edge_text, other in override.items():
-            try:
-                edge = int(edge_text)
-            except (TypeError, ValueError):
-                edge = -1
+            # the edge as written: "3", never "03" or " 3" (one spelling, as the schema's pattern)
+            edge = int(edge_text) if edge_text in EDGE_KEYS else -1
             if not 0 <= edge < grid.num_edges:
                 raise PositionError(where, f"neighbors edge {edge_text!r} out of range")
             if not isinstance(other, str) or other not in cells_raw:

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
 from .geometry import CELL_ID_PATTERN
-from .model import MAX_TRAINS
+from .model import MAX_CELLS, MAX_CODE, MAX_INT, MAX_STRING, MAX_TRAINS
 from .rules import RULES
 from .schemas import NAMES, schema_path
 from .tiles import TILE_COLOURS
@@ -37,6 +37,12 @@ class Strict(BaseModel):
     """An object whose keys are all listed: the engine refuses unknown keys."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+class Input(Strict):
+    """A part of a position: its strings within the engine's length limit (``check_json``)."""
+
+    model_config = ConfigDict(extra="forbid", str_max_length=MAX_STRING)
 
 
 class Open(BaseModel):
@@ -57,14 +63,14 @@ def absent(description: str = "", **constraints: Any) -> Any:
 # -- the position --------------------------------------------------------------
 
 
-class LetterX(Strict):
+class LetterX(Input):
     """x is the letter part (flat hexagons' and squares' default)."""
 
     x: Literal["letter"]
     y: Literal["number"]
 
 
-class NumberX(Strict):
+class NumberX(Input):
     """x is the number part (pointy hexagons' default)."""
 
     x: Literal["number"]
@@ -74,7 +80,7 @@ class NumberX(Strict):
 Axes = LetterX | NumberX
 
 
-class Phase(Strict):
+class Phase(Input):
     """The phase: its name and the tile colours it makes available."""
 
     name: str = Field("", description='free text, e.g. "6"')
@@ -84,7 +90,7 @@ class Phase(Strict):
     )
 
 
-class Cell(Strict):
+class Cell(Input):
     """One cell of the board and the tile on it."""
 
     id: str = Field(
@@ -94,6 +100,7 @@ class Cell(Strict):
     )
     tile: str | None = Field(None, description="the tile's name, for display only")
     code: str = Field(
+        max_length=MAX_CODE,
         description='the tile in the 18xx.games tile language, unrotated ("": a bare cell)',
         examples=["city=revenue:30,slots:2;path=a:0,b:_0;path=a:3,b:_0"],
     )
@@ -105,25 +112,29 @@ class Cell(Strict):
         description="one list per city of the code (and per offboard with slots), one entry per slot: "
         "a company id or null; absent: every slot empty",
     )
-    neighbors: Annotated[dict[Annotated[str, Field(pattern=r"^[0-5]$")], str], Field()] | None = Field(
-        None, description="board edge -> cell id; replaces the cell's computed neighbours"
-    )
+    neighbors: (
+        Annotated[
+            dict[Annotated[str, Field(pattern=r"^[0-5]$")], str],
+            Field(json_schema_extra={"additionalProperties": False}),  # "6", "a", "03": no edge
+        ]
+        | None
+    ) = Field(None, description="board edge -> cell id; replaces the cell's computed neighbours")
     terrain: Literal["forest", "mountain", "barrens", "plain"] | None = Field(None, description="18XS only")
 
 
-class DistanceGroup(Strict):
+class DistanceGroup(Input):
     """Up to ``visit`` stops of these node types; the best ``pay`` of them count."""
 
     nodes: list[Literal["city", "town", "offboard"]] = Field(min_length=1)
-    pay: int = Field(ge=0)
-    visit: int = Field(ge=0)
+    pay: int = Field(ge=0, le=MAX_INT)
+    visit: int = Field(ge=0, le=MAX_INT)
     multiplier: int = Field(1, ge=1, le=MAX_MULTIPLIER)
 
 
 #: The keys of an 18xx.games train definition that do not affect routes: accepted, not read.
 _IgnoredTrainKeys: type[BaseModel] = create_model(  # type: ignore[call-overload]
     "IgnoredTrainKeys",
-    __base__=Strict,
+    __base__=Input,
     **{
         key: (Any, Field(None, description="not read (18xx.games train definition)"))
         for key in sorted(IGNORED_TRAIN_KEYS)
@@ -153,7 +164,7 @@ class GenericTrain(_IgnoredTrainKeys):
     """A train object: a catalogue train by name, or the train's own distance."""
 
     name: str
-    distance: Annotated[int, Field(ge=1)] | Annotated[list[DistanceGroup], Field(min_length=1)] = absent(
+    distance: Annotated[int, Field(ge=1, le=MAX_INT)] | Annotated[list[DistanceGroup], Field(min_length=1)] = absent(
         "stops (all pay), or distance groups; absent: the catalogue train of that name"
     )
     multiplier: int = Field(1, ge=1, le=MAX_MULTIPLIER, description="the route's revenue is multiplied")
@@ -164,7 +175,7 @@ class IrelandTrain(_IgnoredTrainKeys):
     """An 18Ireland train object: ``distance`` counts cell edges."""
 
     name: str
-    distance: int = absent("cell edges the route may cross; absent: the catalogue's", ge=1)
+    distance: int = absent("cell edges the route may cross; absent: the catalogue's", ge=1, le=MAX_INT)
     multiplier: int = Field(1, ge=1, le=MAX_MULTIPLIER)
     fill: bool = False
 
@@ -188,31 +199,31 @@ class CubaTrain(_IgnoredTrainKeys):
 
     name: str
     obsolete: bool = Field(False, description="runs one stop shorter")
-    wagon: int = Field(0, ge=0, description="the capacity of the wagon it carries, in cubes (majors)")
+    wagon: int = Field(0, ge=0, le=MAX_INT, description="the capacity of the wagon it carries, in cubes (majors)")
 
 
-class VisitBonus(Strict):
+class VisitBonus(Input):
     """+ amount for each listed cell in which the route has a paying stop."""
 
     type: Literal["visit"]
     cells: list[str] = Field(min_length=1)
-    amount: int = Field(ge=0)
+    amount: int = Field(ge=0, le=MAX_INT)
     multiplied: bool = Field(False, description="the train's multiplier applies to the bonus")
 
 
-class ConnectBonus(Strict):
+class ConnectBonus(Input):
     """+ amount once when the route has a paying stop in a cell of every set."""
 
     type: Literal["connect"]
     sets: list[Annotated[list[str], Field(min_length=1)]] = Field(min_length=1)
-    amount: int = Field(ge=0)
+    amount: int = Field(ge=0, le=MAX_INT)
     multiplied: bool = False
 
 
 Bonus = Annotated[VisitBonus | ConnectBonus, Field(discriminator="type")]
 
 
-class GenericOptions(Strict):
+class GenericOptions(Input):
     """Options every company game reads."""
 
     no_hex_twice: bool = Field(False, description="a route may not enter the same cell twice (1867)")
@@ -225,10 +236,10 @@ class LilliputOptions(GenericOptions):
     last_round: bool = Field(False, description="the company's total revenue is doubled")
 
 
-class Connect(Strict):
+class Connect(Input):
     """A destination or transcontinental proof: a route with a stop in each set."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_max_length=MAX_STRING)
     from_: list[str] = Field(alias="from", min_length=1)
     to: list[str] = Field(min_length=1)
 
@@ -239,42 +250,61 @@ class C2COptions(GenericOptions):
     connect: Connect = absent("ask for a destination proof")
 
 
-class CubaOptions(Strict):
+class CubaOptions(Input):
     """18Cuba's options."""
 
     no_hex_twice: bool = False
     bonuses: list[Any] = Field(default_factory=list, max_length=0, description="not part of 18Cuba: empty")
-    machines: dict[str, list[Annotated[int, Field(ge=0)]]] = Field(
+    machines: dict[str, list[Annotated[int, Field(ge=0, le=MAX_INT)]]] = Field(
         default_factory=dict, description="minor id -> its machines' values"
     )
-    wagons: list[Annotated[int, Field(ge=1)]] = Field(
+    wagons: list[Annotated[int, Field(ge=1, le=MAX_INT)]] = Field(
         default_factory=list, description="the company's wagons (capacities) for the optimiser to assign"
     )
-    sugar: dict[str, Annotated[int, Field(ge=0)]] = Field(
+    sugar: dict[str, Annotated[int, Field(ge=0, le=MAX_INT)]] = Field(
         default_factory=dict, description="sugar mill node id -> cubes lying there"
     )
-    fc_fee: int = Field(20, ge=0, description="the fee per FC token ignored per round")
+    fc_fee: int = Field(20, ge=0, le=MAX_INT, description="the fee per FC token ignored per round")
 
 
-class XSOptions(Strict):
+class XSOptions(Input):
     """18XS's options: the player's locomotive, actions and bid cards."""
 
     locomotive: int = absent("the locomotive level; needed to solve", ge=0, le=8)
     actions: int = Field(2, ge=0, le=8, description="transport actions this turn")
-    double_distance: bool | Annotated[int, Field(ge=0)] = Field(
+    double_distance: bool | Annotated[int, Field(ge=0, le=MAX_INT)] = Field(
         False, description="double-distance bid cards held (true: one)"
     )
-    as_level_8: bool | Annotated[int, Field(ge=0)] = Field(False, description="as-level-8 bid cards held (true: one)")
+    as_level_8: bool | Annotated[int, Field(ge=0, le=MAX_INT)] = Field(
+        False, description="as-level-8 bid cards held (true: one)"
+    )
 
 
-class PositionBase(Strict):
+#: Square cells have four edges: rotations 0-3 and neighbours across edges 0-3.
+SQUARE_CELLS = {
+    "if": {"properties": {"layout": {"const": "square"}}},
+    "then": {
+        "properties": {
+            "hexes": {
+                "items": {
+                    "properties": {"rotation": {"maximum": 3}, "neighbors": {"propertyNames": {"pattern": "^[0-3]$"}}}
+                }
+            }
+        }
+    },
+}
+
+
+class PositionBase(Input):
     """The keys every position has (the game's model narrows company, trains and options)."""
+
+    model_config = ConfigDict(extra="forbid", str_max_length=MAX_STRING, json_schema_extra=SQUARE_CELLS)
 
     format: Literal[1]
     layout: Literal["flat", "pointy", "square"]
     axes: Axes | None = None
     phase: Phase
-    hexes: list[Cell] = Field(description="the cells that exist (squares too)")
+    hexes: list[Cell] = Field(max_length=MAX_CELLS, description="the cells that exist (squares too)")
 
 
 def _position(

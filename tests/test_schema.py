@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from routecalc import api, load_position
 from routecalc.cli import main as cli_main
 from routecalc.errors import PositionError
+from routecalc.model import MAX_CELLS, MAX_INT, MAX_STRING
 from routecalc.schema import NAMES, generated
 from routecalc.schemas import schema_text
 from service import schemas as service_schemas
@@ -199,6 +200,49 @@ def test_schema_and_engine_agree_on_the_limits():
     cell = fixture("1830-late.json")["hexes"][0]["id"]
     assert agree(with_cell_id("1830-late.json", cell)) is True
     assert agree(with_cell_id("1830-late.json", cell[0] + "0" + cell[1:])) is False  # a leading zero
+
+
+def test_schema_and_engine_agree_on_the_input_limits():
+    """Strings, whole numbers and the board's size: the limits ``check_json`` and
+    ``load_position`` read within, in the schema as maxLength, maximum, maxItems."""
+    long = "x" * (MAX_STRING + 1)
+    assert agree(changed("1830-late.json", company="x" * MAX_STRING)) is True
+    assert agree(changed("1830-late.json", company=long)) is False
+    phase = fixture("1830-late.json")["phase"]
+    assert agree(changed("1830-late.json", phase={**phase, "name": long})) is False
+    tiled = changed("1830-late.json")
+    tiled["hexes"][0]["tile"] = long
+    assert agree(tiled) is False
+    cuba = changed("cuba-small.json")
+    cuba["options"]["fc_fee"] = MAX_INT
+    assert agree(cuba) is True
+    cuba["options"]["fc_fee"] = MAX_INT + 1
+    assert agree(cuba) is False
+    bonus = {"type": "visit", "cells": [fixture("1830-late.json")["hexes"][0]["id"]], "amount": MAX_INT + 1}
+    assert agree(changed("1830-late.json", options={"bonuses": [bonus]})) is False
+    board = fixture("1830-late.json")["hexes"]
+    assert agree(changed("1830-late.json", hexes=board[:1] * (MAX_CELLS + 1))) is False
+
+
+@pytest.mark.parametrize(
+    "name, cell, ok",
+    [
+        ("lilliput-mildendo-ring.json", {"rotation": 3}, True),
+        ("lilliput-mildendo-ring.json", {"rotation": 4}, False),
+        ("lilliput-mildendo-ring.json", {"neighbors": {"3": "B2"}}, True),
+        ("lilliput-mildendo-ring.json", {"neighbors": {"4": "B2"}}, False),
+        ("cuba-small.json", {"rotation": 5}, True),
+        ("cuba-small.json", {"neighbors": {"5": "A3"}}, True),
+        ("cuba-small.json", {"neighbors": {"6": "A3"}}, False),
+        ("cuba-small.json", {"neighbors": {"a": "A3"}}, False),
+        ("cuba-small.json", {"neighbors": {"05": "A3"}}, False),
+    ],
+)
+def test_schema_and_engine_agree_on_the_edges_of_a_cell(name, cell, ok):
+    """Squares have edges 0-3, hexagons 0-5; a neighbour key is an edge as written ("5", not "05")."""
+    position = changed(name)
+    position["hexes"][0].update(cell)
+    assert agree(position) is ok
 
 
 def test_a_route_without_nodes_is_refused_by_both():
