@@ -20,6 +20,7 @@ import sys
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+from pydantic.config import JsonDict
 
 from .geometry import CELL_ID_PATTERN
 from .model import MAX_CELLS, MAX_CODE, MAX_INT, MAX_STRING, MAX_TRAINS
@@ -281,7 +282,7 @@ class XSOptions(Input):
 
 
 #: Square cells have four edges: rotations 0-3 and neighbours across edges 0-3.
-SQUARE_CELLS = {
+SQUARE_CELLS: JsonDict = {
     "if": {"properties": {"layout": {"const": "square"}}},
     "then": {
         "properties": {
