@@ -28,7 +28,7 @@ from .rules import RULES
 from .schemas import NAMES, schema_path
 from .tiles import TILE_COLOURS
 from .trains import _IGNORED_TRAIN_KEYS as IGNORED_TRAIN_KEYS
-from .trains import MAX_MULTIPLIER
+from .trains import GENERIC_TRAIN_PATTERN, MAX_MULTIPLIER
 
 #: The JSON Schema dialect of the generated files.
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -156,13 +156,23 @@ def list_of(*types: Any) -> Any:
 def _train_name(game: str) -> Any:
     """A catalogue train name of ``game``: its listed names (or, generic, the name patterns)."""
     if game == "generic":
-        return Annotated[str, Field(pattern=r"^(\d+|\d+\+\d+|D|\d+E)$", description="n, n+m, D or nE")]
+        return Annotated[str, Field(pattern=f"^(?:{GENERIC_TRAIN_PATTERN})$", description="n, n+m, D or nE (n: 1-999)")]
     names = RULES[game].train_names
     return one_of(names) if names else Annotated[str, Field(max_length=0)]
 
 
+def catalogue_unless_distance(game: str) -> ConfigDict:
+    """A train object without ``distance`` is the catalogue train of its ``name``: the name is one of ``game``'s."""
+    name = TypeAdapter(_train_name(game)).json_schema()
+    return ConfigDict(
+        json_schema_extra={"if": {"not": {"required": ["distance"]}}, "then": {"properties": {"name": name}}}
+    )
+
+
 class GenericTrain(_IgnoredTrainKeys):
     """A train object: a catalogue train by name, or the train's own distance."""
+
+    model_config = catalogue_unless_distance("generic")
 
     name: str
     distance: Annotated[int, Field(ge=1, le=MAX_INT)] | Annotated[list[DistanceGroup], Field(min_length=1)] = absent(
@@ -175,6 +185,8 @@ class GenericTrain(_IgnoredTrainKeys):
 class IrelandTrain(_IgnoredTrainKeys):
     """An 18Ireland train object: ``distance`` counts cell edges."""
 
+    model_config = catalogue_unless_distance("18Ireland")
+
     name: str
     distance: int = absent("cell edges the route may cross; absent: the catalogue's", ge=1, le=MAX_INT)
     multiplier: int = Field(1, ge=1, le=MAX_MULTIPLIER)
@@ -184,13 +196,15 @@ class IrelandTrain(_IgnoredTrainKeys):
 class LilliputTrain(GenericTrain):
     """An 18Lilliput train object."""
 
+    model_config = catalogue_unless_distance("18Lilliput")
+
     obsolete: bool = Field(False, description="earns half, rounded down")
 
 
 class C2CTrain(_IgnoredTrainKeys):
     """An 18C2C-D train object: a catalogue train."""
 
-    name: str
+    name: _train_name("18C2C-D")  # type: ignore[valid-type]
     multiplier: int = Field(1, ge=1, le=MAX_MULTIPLIER)
     fill: bool = False
 
@@ -198,7 +212,7 @@ class C2CTrain(_IgnoredTrainKeys):
 class CubaTrain(_IgnoredTrainKeys):
     """An 18Cuba train object: a catalogue train with its state."""
 
-    name: str
+    name: _train_name("18Cuba")  # type: ignore[valid-type]
     obsolete: bool = Field(False, description="runs one stop shorter")
     wagon: int = Field(0, ge=0, le=MAX_INT, description="the capacity of the wagon it carries, in cubes (majors)")
 

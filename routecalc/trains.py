@@ -66,11 +66,17 @@ def all_stops(n: int) -> tuple[DistanceGroup, ...]:
     return (DistanceGroup(frozenset(CATEGORIES), n, n),)
 
 
+#: A count of stops in a generic train's name: 1-999, no leading zero.
+_N = "[1-9][0-9]{0,2}"
+#: The generic catalogue's names (the position schema's pattern too).
+GENERIC_TRAIN_PATTERN = f"{_N}|{_N}\\+(?:0|{_N})|D|{_N}E"
+
+
 def generic_train(name: str, where: str) -> Train:
     """Generic catalogue: ``n``, ``n+m``, ``D``, ``nE``."""
-    if m := re.fullmatch(r"([1-9][0-9]{0,2})", name):
+    if m := re.fullmatch(f"({_N})", name):
         return Train(name, all_stops(int(m.group(1))))
-    if m := re.fullmatch(r"([1-9][0-9]{0,2})\+(0|[1-9][0-9]{0,2})", name):
+    if m := re.fullmatch(f"({_N})\\+(0|{_N})", name):
         return Train(
             name,
             (
@@ -80,7 +86,7 @@ def generic_train(name: str, where: str) -> Train:
         )
     if name == "D":
         return Train(name, all_stops(UNLIMITED), diesel=True)
-    if m := re.fullmatch(r"([1-9][0-9]{0,2})E", name):
+    if m := re.fullmatch(f"({_N})E", name):
         return Train(name, (DistanceGroup(frozenset(CATEGORIES), int(m.group(1)), UNLIMITED),))
     raise PositionError(where, f"unknown train {name!r}")
 

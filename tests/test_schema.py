@@ -245,6 +245,32 @@ def test_schema_and_engine_agree_on_the_edges_of_a_cell(name, cell, ok):
     assert agree(position) is ok
 
 
+@pytest.mark.parametrize("name", ["0", "1000", "9999", "0+1", "0E", "1000E", "2+01", "02"])
+def test_a_generic_train_name_the_engine_does_not_know_is_refused_by_both(name):
+    assert agree(changed("1830-late.json", trains=[name])) is False
+    assert agree(changed("1830-late.json", trains=[{"name": name}])) is False
+
+
+@pytest.mark.parametrize("name", ["1", "999", "2+0", "999+999", "D", "8E", "999E"])
+def test_a_generic_train_name_the_engine_knows_is_accepted_by_both(name):
+    assert agree(changed("1830-late.json", trains=[name, {"name": name}])) is True
+
+
+@pytest.mark.parametrize(
+    "name, known",
+    [
+        ("1830-late.json", "4"),
+        ("ireland-gswr.json", "6H"),
+        ("lilliput-mildendo-ring.json", "3D"),
+        ("c2c-d-destination.json", "5D"),
+        ("cuba-small.json", "3+"),
+    ],
+)
+def test_a_train_object_without_distance_names_a_catalogue_train_for_both(name, known):
+    assert agree(changed(name, trains=[{"name": known}])) is True
+    assert agree(changed(name, trains=[{"name": "ZZ"}])) is False
+
+
 def test_a_route_without_nodes_is_refused_by_both():
     position = fixture("1830-late.json")
     request = {"position": position, "routes": [{"train": "4"}]}
