@@ -79,18 +79,27 @@ class _NumberError(ValueError):
     pass
 
 
-def _json_int(text: str) -> int:
+class _BadNumber:
+    """A JSON number past MAX_DIGITS characters or past a float's range, left
+    unread: :func:`check_json` refuses it naming its field, as it names any
+    number out of range (and as :mod:`routecalc.api` does for parsed JSON)."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+
+def _json_int(text: str) -> int | _BadNumber:
     if len(text) > MAX_DIGITS:
-        raise _NumberError(f"a number of {len(text)} digits (at most {MAX_DIGITS})")
+        return _BadNumber(f"a number of {len(text)} digits (at most {MAX_DIGITS})")
     return int(text)
 
 
-def _json_float(text: str) -> float:
+def _json_float(text: str) -> float | _BadNumber:
     if len(text) > MAX_DIGITS:
-        raise _NumberError(f"a number of {len(text)} characters (at most {MAX_DIGITS})")
+        return _BadNumber(f"a number of {len(text)} characters (at most {MAX_DIGITS})")
     value = float(text)
     if not math.isfinite(value):
-        raise _NumberError(f"number {text} out of range")
+        return _BadNumber(f"number {text} out of range (at most {MAX_INT:,} either way)")
     return value
 
 
@@ -104,7 +113,14 @@ def check_json(data: Any, where: str = "", drawn: bool = False) -> None:
     past MAX_STRING or not valid Unicode (lone surrogates), arrays and objects
     past MAX_ITEMS, and anything that is not JSON (positions built in Python).
     ``drawn``: text that reaches a drawn board (a position's), where a
-    control character XML cannot hold is refused too."""
+    control character XML cannot hold is refused too. A wrapper's position
+    (:func:`is_wrapper`) is named as :func:`load_position` names it: ``company``,
+    not ``position.company``."""
+    if not where and is_wrapper(data):
+        check_json({k: v for k, v in data.items() if k != "position"}, drawn=drawn)
+        position = data["position"]
+        check_json(position, "" if isinstance(position, dict) else "position", drawn)
+        return
     stack: list[tuple[Any, str, int]] = [(data, where, 0)]
     while stack:
         value, at, depth = stack.pop()
@@ -122,6 +138,8 @@ def check_json(data: Any, where: str = "", drawn: bool = False) -> None:
                 raise PositionError(at or "json", f"number {value!r} out of range (at most {MAX_INT:,} either way)")
         elif isinstance(value, str):
             _check_string(value, at, drawn)
+        elif isinstance(value, _BadNumber):
+            raise PositionError(at or "json", value.message)
         elif isinstance(value, (list, dict)):
             if len(value) > MAX_ITEMS:
                 raise PositionError(at or "json", f"{len(value):,} entries (at most {MAX_ITEMS:,})")
@@ -171,9 +189,15 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def is_wrapper(data: Any) -> bool:
+    """Whether ``data`` holds a position under ``position`` (the corpus wrapper,
+    a service body) rather than being one."""
+    return isinstance(data, dict) and "position" in data and "hexes" not in data
+
+
 def unwrap(data: Any) -> dict:
     """Accept a bare position or the corpus wrapper ``{"position", "reference"}``."""
-    if isinstance(data, dict) and "position" in data and "hexes" not in data:
+    if is_wrapper(data):
         for key in data:
             if key not in ("position", "reference"):
                 raise PositionError(key, "unknown key of the corpus wrapper (position, reference)")

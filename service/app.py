@@ -41,7 +41,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from routecalc import api, solvers
 from routecalc.errors import PositionError, RoutecalcError, RouteViolation
-from routecalc.model import load_position, read_json, unwrap
+from routecalc.model import is_wrapper, load_position, read_json, unwrap
 from routecalc.render import render_svg
 from routecalc.rules import RULES
 from routecalc.schemas import schema_text
@@ -182,7 +182,7 @@ def validate_job(body: bytes) -> dict:
 
 def render_job(body: bytes, solve: bool, solver: str | None, time_limit: float) -> str:
     data = read_json(body)
-    if isinstance(data, dict) and "position" in data and "hexes" not in data:
+    if is_wrapper(data):
         position_data, routes = parts(data, ("position", "routes"))
     else:
         position_data, routes = data, None

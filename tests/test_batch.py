@@ -90,7 +90,8 @@ def test_inputs_from_files_folders_and_json_lines(tmp_path):
 
 def test_a_reading_limit_inside_a_json_lines_line_names_its_field(tmp_path):
     """As in a file of its own: the field past the limit is named, where the
-    line alone was (a number of 20 digits in a revenue)."""
+    line alone was (a number of 20 digits in a revenue), and as the API names
+    it (a field of the wrapper's position has no ``position.`` prefix)."""
     wrapper = json.loads(SLICE[0].read_text())
     wrapper["position"]["hexes"][0]["revenue"] = 10**19
     archive = tmp_path / "archive.jsonl"
@@ -100,7 +101,7 @@ def test_a_reading_limit_inside_a_json_lines_line_names_its_field(tmp_path):
     items = {item.key: item for item in read_inputs([archive, single])}
     where, message = items[f"{archive}:1"].error
     assert (where, message) == items[str(single)].error
-    assert where == "position.hexes[0].revenue" and "out of range" in message
+    assert where == "hexes[0].revenue" and "out of range" in message
     assert items[f"{archive}:2"].error[0] == f"{archive}:2"
 
 

@@ -441,6 +441,28 @@ def test_numbers_of_thousands_of_digits_and_non_numbers_are_refused():
     assert err.where == "trains[0].multiplier"
 
 
+def test_numbers_past_their_length_or_range_name_their_field():
+    """A number of over 30 characters, or past a float's range, is valid JSON:
+    refused naming its field, as the API names it for parsed JSON (it was
+    ``where: json``, which the service answers with 400)."""
+    err = read_fails('{"trains": [{"name": "3", "price": ' + "1" * 31 + "}]}", "a number of 31 digits")
+    assert err.where == "trains[0].price"
+    assert read_fails('{"options": {"fc_fee": 1.' + "0" * 30 + "}}", "32 characters").where == "options.fc_fee"
+    assert read_fails('{"a": [1e999]}', "out of range").where == "a[0]"
+    assert read_fails("-1e999", "out of range").where == "json"
+
+
+def test_a_wrapper_position_is_named_as_the_position():
+    """In the corpus wrapper or a service body, a position's field is named as
+    ``load_position`` names it (``company``), the other keys by their own name."""
+    long = "x" * 10_001
+    assert read_fails(json.dumps({"position": {"company": long}, "reference": {}})).where == "company"
+    assert read_fails(json.dumps({"position": {}, "routes": [{"train": long}]})).where == "routes[0].train"
+    assert read_fails(json.dumps({"position": {}, "reference": {"note": long}})).where == "reference.note"
+    assert read_fails(json.dumps({"position": long})).where == "position"
+    assert read_fails(json.dumps({"hexes": [], "position": long})).where == "position"
+
+
 def test_long_strings_big_arrays_and_lone_surrogates_are_named():
     assert read_fails(json.dumps({"company": "x" * 10_001})).where == "company"
     assert read_fails(json.dumps({"hexes": [0] * 20_001})).where == "hexes"

@@ -14,6 +14,7 @@ from conftest import CORPUS
 from live_server import serving
 
 from routecalc import api, load_position_file, solvers
+from routecalc.errors import PositionError
 from routecalc.rules import RULES
 from service import schemas
 from service.app import Settings, create_app
@@ -193,6 +194,24 @@ def test_unreadable_json_is_400(client):
     r = client.post("/v1/solve", content=b'{"format": 1,')
     assert r.status_code == 400
     assert r.json()["where"] == "json"
+
+
+def test_a_number_too_long_to_read_is_named_as_the_api_names_it(client):
+    """Valid JSON whose number is over 30 characters: 422 naming the field, not 400 ``json``."""
+    body = demo_text().replace('"trains": [', '"trains": [{"name": "4", "price": ' + "1" * 31 + "}, ", 1)
+    r = client.post("/v1/solve", content=body)
+    assert (r.status_code, r.json()["where"]) == (422, "trains[0].price"), r.text
+
+
+def test_validate_names_a_position_field_as_solve_and_the_api_do(client):
+    position = {**json.loads(demo_text()), "company": "x" * 10_001}
+    with pytest.raises(PositionError) as err:
+        api.validate(position, [])
+    solved = client.post("/v1/solve", json=position)
+    validated = client.post("/v1/validate", json={"position": position, "routes": []})
+    wrapped = client.post("/v1/solve", json={"position": position, "reference": {}})
+    assert [r.status_code for r in (solved, validated, wrapped)] == [422] * 3
+    assert [r.json()["where"] for r in (solved, validated, wrapped)] == [err.value.where] * 3 == ["company"] * 3
 
 
 def edited(change) -> dict:
