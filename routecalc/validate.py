@@ -101,6 +101,36 @@ def score_route(route: Route, table: TrainTable, graph: TrackGraph, route_no: in
     return route
 
 
+def route_list(routes_json: Any) -> list:
+    """The proposal's routes (a list, or ``{"routes": [...]}``), at most a company's trains."""
+    if isinstance(routes_json, dict) and "routes" in routes_json:
+        routes_json = routes_json["routes"]
+    if not isinstance(routes_json, list):
+        raise PositionError("routes", 'must be a list of routes or {"routes": [...]}')
+    if len(routes_json) > MAX_TRAINS:
+        raise PositionError("routes", f"{len(routes_json)} routes (a company runs at most {MAX_TRAINS} trains)")
+    return routes_json
+
+
+def route_train(rj: Any, i: int) -> str:
+    """Route ``i`` is an object; the name of the train it names."""
+    if not isinstance(rj, dict):
+        raise PositionError(f"routes[{i}]", "must be an object")
+    name = rj.get("train")
+    if not isinstance(name, str):
+        got = "missing" if name is None else f"must be a train's name, not a {type(name).__name__}"
+        raise PositionError(f"routes[{i}].train", got)
+    return name
+
+
+def route_nodes(rj: dict, i: int) -> list[str]:
+    """The node ids route ``i`` lists."""
+    nodes = rj.get("nodes")
+    if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
+        raise PositionError(f"routes[{i}].nodes", "must be a list of node ids")
+    return nodes
+
+
 class RouteSetValidator:
     """Validate route sets against one compiled position."""
 
@@ -133,12 +163,7 @@ class RouteSetValidator:
         """Each valid way of giving the proposal's routes to the company's
         trains (:meth:`_assignments`), checked and scored; where none is
         valid, the first one's broken rule is raised."""
-        if isinstance(routes_json, dict) and "routes" in routes_json:
-            routes_json = routes_json["routes"]
-        if not isinstance(routes_json, list):
-            raise PositionError("routes", 'must be a list of routes or {"routes": [...]}')
-        if len(routes_json) > MAX_TRAINS:
-            raise PositionError("routes", f"{len(routes_json)} routes (a company runs at most {MAX_TRAINS} trains)")
+        routes_json = route_list(routes_json)
         free = list(range(len(self.position.trains)))
         first = [self._train(rj, i, free) for i, rj in enumerate(routes_json)]
         error, valid = None, False
@@ -270,12 +295,7 @@ class RouteSetValidator:
         return route
 
     def _train(self, rj: Any, i: int, free: list[int]) -> int:
-        if not isinstance(rj, dict):
-            raise PositionError(f"routes[{i}]", "must be an object")
-        name = rj.get("train")
-        if not isinstance(name, str):
-            got = "missing" if name is None else f"must be a train's name, not a {type(name).__name__}"
-            raise PositionError(f"routes[{i}].train", got)
+        name = route_train(rj, i)
         for k in free:
             if self.position.trains[k].name == name:
                 free.remove(k)
@@ -285,9 +305,7 @@ class RouteSetValidator:
         raise RouteViolation("unknown_train", f"the company has no {name!r} train", i)
 
     def _stops(self, rj: dict, i: int) -> list[int]:
-        nodes = rj.get("nodes")
-        if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
-            raise PositionError(f"routes[{i}].nodes", "must be a list of node ids")
+        nodes = route_nodes(rj, i)
         if len(nodes) > UNLIMITED:
             raise PositionError(f"routes[{i}].nodes", f"{len(nodes)} stops (a route visits at most {UNLIMITED})")
         out = []

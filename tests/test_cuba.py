@@ -557,6 +557,28 @@ def test_fc_income(trains, expected):
     assert err.value.rule == "fc_runs"
 
 
+@pytest.mark.parametrize(
+    "routes, where",
+    [("garbage", "routes"), ([{"train": "2"}], "routes[0].nodes"), (["A1-0"], "routes[0]"), ({}, "routes")],
+)
+def test_a_malformed_proposal_for_the_fc_is_a_position_error_as_in_every_game(routes, where):
+    """The proposal's shape is read first (it was the route violation fc_runs)."""
+    for board in (fc_board(["2"]), line(city(20), city(30), tokens={0: [["A"]]}, trains=["2"])):
+        with pytest.raises(PositionError) as err:
+            validate(board, routes)
+        assert err.value.where == where
+    with pytest.raises(PositionError) as err:
+        validate(fc_board(["2"]), [{"train": "X"}])
+    assert err.value.where == "routes[0].nodes"
+
+
+def test_the_fcs_validation_has_the_validation_shape():
+    """``{"routes", "revenue"}`` with the game's parts (answer-format.md), not the solve answer."""
+    answer, checked = solve(fc_board(["2"])), validate(fc_board(["2"]), {"routes": []})
+    assert set(answer) - set(checked) == {"status", "bound", "solver", "stats"}
+    assert checked == {k: answer[k] for k in ("company", "revenue", "routes", "fc_income", "parts")}
+
+
 # -- bad input ---------------------------------------------------------------------------------------------------
 
 

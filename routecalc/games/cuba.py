@@ -35,7 +35,7 @@ from ..scoring import pay_table, train_tables
 from ..solvers.fast import ceiling
 from ..solvers.reference import enumerate_routes
 from ..trains import Train
-from ..validate import RouteSetValidator, mask_of, most_valid_pay
+from ..validate import RouteSetValidator, mask_of, most_valid_pay, route_list, route_nodes, route_train
 
 
 @dataclass
@@ -565,16 +565,23 @@ class CubaValidator(RouteSetValidator):
         return super()._train(rj, i, free)
 
 
+#: Keys of the FC's income that a solve answers and a validation does not (answer-format.md).
+SOLVE_ONLY = ("status", "bound", "solver", "stats")
+
+
 def validate_cuba(position: Position, proposal: Any, game: Game | None = None) -> dict:
     """Score a proposed route set: the routes must be valid; sugar, wagons
     (unless a route names its ``wagon``) and fees are then the best the routes allow,
     over every reading of the routes by the company's trains (:meth:`CubaValidator._assignments`).
     ``game``: the position already compiled (callers checking many proposals)."""
     if position.company == FC:
-        routes = proposal.get("routes") if isinstance(proposal, dict) else proposal
+        routes = route_list(proposal)  # a malformed proposal is a PositionError, as in every game
+        for i, rj in enumerate(routes):
+            route_train(rj, i)
+            route_nodes(rj, i)
         if routes:
             raise RouteViolation("fc_runs", "the FC runs no routes: its income is its token cities and the sugar")
-        return fc_income(position)
+        return {k: v for k, v in fc_income(position).items() if k not in SOLVE_ONLY}
     game = game or Game(position)
     raw = proposal["routes"] if isinstance(proposal, dict) and "routes" in proposal else proposal
     best: tuple[list[Run], Extras] | None = None
