@@ -248,18 +248,21 @@ def test_a_company_without_tokens_is_named_on_the_page(page):
 
 def test_check_sends_the_position_as_typed_and_shows_an_ambiguous_routes_tracks(page):
     """Check sent the position parsed and written again, so a ``"format": 1.0``
-    that Solve and the API refuse passed as valid; an ambiguous route's
-    tracks, which the API gives, were not shown."""
+    that Solve and the API refused passed as valid (1.0 now reads as 1; a
+    ``1e400``, which the page's parse would turn into null, shows the same);
+    an ambiguous route's tracks, which the API gives, were not shown."""
     from boards import position as board
     from boards import route
     from test_violations import TWO_TRACKS
 
     page, errors = page
-    page.fill("#position", json.dumps(board(TWO_TRACKS, trains=["2"])).replace('"format": 1', '"format": 1.0'))
+    page.fill("#position", json.dumps(board(TWO_TRACKS, trains=["2"])).replace('"format": 1', '"format": 1e400'))
     page.fill("#routes", json.dumps([route("2", "A1-0", "A3-0", hexes=[["A1", "A3"]])]))
     page.click("#check")
     page.wait_for_function("!document.getElementById('status').classList.contains('busy')")
-    assert page.text_content("#status") == "Routes to check: 422: format: unsupported format 1.0 (only 1)"
+    assert page.text_content("#status") == (
+        "Routes to check: 422: format: number 1e400 out of range (at most 1,000,000,000 either way)"
+    )
     page.fill("#position", json.dumps(board(TWO_TRACKS, trains=["2"])))
     page.fill("#routes", json.dumps([route("2", "A1-0", "A3-0")]))
     page.click("#check")
