@@ -348,6 +348,10 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
                 raise PositionError(where, f"neighbors edge {edge_text!r} out of range")
             if not isinstance(other, str) or other not in cells_raw:
                 raise PositionError(where, f"neighbors[{edge_text}] names missing cell {other!r}")
+            twice = next((e for e, c in neighbors.items() if c == other), None)
+            if twice is not None:  # track leaving by either edge would enter the other cell at one side
+                met = f"on edges {twice} and {edge} (two cells meet on one edge)"
+                raise PositionError(where, f"neighbors names cell {other!r} {met}")
             neighbors[edge] = other
     else:
         for edge in range(grid.num_edges):

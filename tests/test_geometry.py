@@ -290,3 +290,12 @@ def test_lanes_meet_mirrored_across_an_edge(far_lane, joined):
         with pytest.raises(RouteViolation) as err:
             validate(position(cells), routes)
         assert err.value.rule == "not_connected"
+
+
+def test_a_neighbour_named_on_two_edges_is_refused_naming_both():
+    # Two cells meet on one edge: a link by two would take track from two sides into one.
+    pos = position([cell("A1", neighbors={"0": "A3", "2": "A3"}), cell("A3")])
+    with pytest.raises(PositionError) as err:
+        load_position(pos)
+    assert err.value.where == "cell A1"
+    assert "'A3' on edges 0 and 2" in err.value.message
