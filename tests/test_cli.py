@@ -50,6 +50,24 @@ def test_the_kernels_are_loaded_before_the_first_solve_that_runs_them(tmp_path, 
     capsys.readouterr()
 
 
+def test_loading_the_kernels_takes_nothing_from_the_solves_limit(tmp_path, capsys, monkeypatch):
+    """The limit covers reading the file, not the kernels' load, as in the API
+    (it took 0.37 s of a 1 s limit, so the CLI's solves ran with less time).
+    A clock that moves only while the kernels load: the solve gets it all."""
+    from types import SimpleNamespace
+
+    from routecalc import api, cli, deadline
+
+    now = [100.0]
+    monkeypatch.setattr(deadline, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    monkeypatch.setattr(cli, "ready_to_solve", lambda solver, game: now.__setitem__(0, now[0] + 5) or True)
+    given: list[float | None] = []
+    monkeypatch.setattr(api, "solve", lambda position, solver, **kw: given.append(kw["time_limit"]) or {"revenue": 0})
+    assert main(["solve", write(tmp_path, "p.json", BOARD), "--time-limit", "10"]) == 0
+    assert given == [10.0]
+    capsys.readouterr()
+
+
 def test_solve_one_file_prints_the_answer(tmp_path, capsys):
     code, out = run(capsys, "solve", write(tmp_path, "p.json", BOARD), "--solver", "reference")
     assert code == 0
