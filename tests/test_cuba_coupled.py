@@ -178,3 +178,68 @@ def test_a_major_without_trains_earns_nothing():
     board["trains"] = []
     answer = solve(board)
     assert (answer["revenue"], answer["routes"], answer["status"]) == (0, [], "optimal")
+
+
+def test_no_suffix_optima_where_no_branch_and_bound_runs(monkeypatch):
+    """Past WAGON_ORDERS no branch and bound runs: CP-SAT reads one train
+    order's lists, and the suffix optima (20 million units of unwatched
+    work each, for both orders: 0.3 s of a 20-train board) are not searched."""
+    from routecalc.games import cuba_coupled
+
+    cuba_coupled.warm_up()  # its tiny position runs the branch and bound
+    budgets: list[int] = []
+    real = cuba_choice.suffix_revenues
+
+    def suffix_revenues(masks, revenues, budget):
+        budgets.append(budget)
+        return real(masks, revenues, budget)
+
+    monkeypatch.setattr(cuba_choice, "suffix_revenues", suffix_revenues)
+    n = 6  # 7^6 wagon orders
+    board, _ = harbor_columns(n, ["3"] * n, sugar={f"{letters(2 * k)}3-0": k + 1 for k in range(n)}, wagons=[1] * n)
+    answer = solve(board)
+    assert answer["status"] == "optimal" and answer["stats"]["nodes"] == 0
+    assert budgets == [0]
+
+
+def _suffix_case() -> tuple[list[np.ndarray], list[np.ndarray]]:
+    rng = np.random.default_rng(7)
+    masks = [rng.integers(0, 2**20, size=(40, 1), dtype=np.uint64) for _ in range(5)]
+    return masks, [rng.integers(10, 100, size=40).astype(np.int64) for _ in range(5)]
+
+
+def test_suffix_optima_look_at_the_limit_between_chunks(monkeypatch):
+    """The suffix optima run in chunks of the combination kernel's work: in
+    chunks they are the same as in one run; a limit that passes during the
+    first chunk stops them after it, the unsolved suffixes bounded by their
+    trains' best routes (a true bound, only looser)."""
+    from routecalc import deadline
+    from routecalc.kernels import combination as comb
+
+    masks, revenues = _suffix_case()
+    whole = cuba_choice.suffix_revenues(masks, revenues, 10**9)
+    calls: list[int] = []
+    real = comb.combine
+    monkeypatch.setattr(cuba_choice, "COMBINATION_CHUNK", 50)
+
+    def combine(lists, state, budget):
+        calls.append(budget)
+        return real(lists, state, budget)
+
+    monkeypatch.setattr(comb, "combine", combine)
+    assert (cuba_choice.suffix_revenues(masks, revenues, 10**9) == whole).all() and len(calls) > 2
+
+    calls.clear()
+    limit = deadline.Deadline(60.0)
+
+    def combine_then_cancel(lists, state, budget):
+        status = combine(lists, state, budget)
+        limit.cancel()  # the deadline ends during the first chunk (expired, as past its limit)
+        return status
+
+    monkeypatch.setattr(comb, "combine", combine_then_cancel)
+    with deadline.within(deadline=limit):
+        cut = cuba_choice.suffix_revenues(masks, revenues, 10**9)
+    tops = [int(r.max()) for r in revenues]
+    assert calls == [50]
+    assert (cut >= whole).all() and cut[0] == sum(tops)

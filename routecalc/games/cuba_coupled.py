@@ -102,8 +102,14 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
     complete = all(found.found.complete for found in listed)
     # Two searches, the trains richest first and poorest first (which is
     # faster depends on the board), take turns by chunks of nodes and share
-    # the best value: the first to finish proves it.
-    searches = [Search(*choice_lists(game, stops, listed, richest)) for richest in (True, False)[: max(len(listed), 1)]]
+    # the best value: the first to finish proves it. Where no branch and
+    # bound runs (heavy), CP-SAT reads the first's lists only, without the
+    # suffix optima (those two lists took 0.3 s on a 20-train board, unwatched)
+    searching = choice_nodes > 0
+    searches = [
+        Search(*choice_lists(game, stops, listed, richest, searching))
+        for richest in (True, False)[: max(len(listed), 1) if searching else 1]
+    ]
     best, pick = 0, []  # the best value and its routes: (train, listing number) pairs
     status, nodes = (bb.PAUSED if listed else bb.DONE), 0  # no trains: nothing to choose
     while not clock.out_of_time() and status != bb.DONE and nodes < choice_nodes:
@@ -219,12 +225,14 @@ class Search:
 
 
 def choice_lists(
-    game: Game, stops: CubaStops, listed: list[CubaRoutes], richest_first: bool = True
+    game: Game, stops: CubaStops, listed: list[CubaRoutes], richest_first: bool = True, suffix: bool = True
 ) -> tuple[bb.ChoiceLists, list[int], list[np.ndarray]]:
     """The branch and bound's lists: trains richest (or poorest) first, identical ones side
     by side; each train's routes sorted by potential (revenue + the most
     sugar its best wagon carries from the mills it passes). Also the trains'
-    order and, per train in that order, the listing's number of each route."""
+    order and, per train in that order, the listing's number of each route.
+    ``suffix`` False: the trains' suffix optima are only sums of their best
+    routes (no search reads them)."""
     position = game.position
     trains = position.trains
     wagons = game.pool
@@ -276,7 +284,9 @@ def choice_lists(
         int(game.fee) if stops.fc else 0,
         int(game.machines),
         CUBE_INCOME,
-        bb.suffix_revenues([listed[t].mask for t in order], [listed[t].revenue for t in order], SUFFIX_WORK),
+        bb.suffix_revenues(
+            [listed[t].mask for t in order], [listed[t].revenue for t in order], SUFFIX_WORK if suffix else 0
+        ),
     )
     return lists, order, [per_train[t][1] for t in order]
 
