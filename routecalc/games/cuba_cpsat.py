@@ -97,13 +97,12 @@ def _choice_model(
     run: dict[int, cp_model.IntVar] = {}  # row -> literal
     per_train: list[list[int]] = []
     for i in range(n):
-        others = ceiling - tops[i]
-        rows = [
-            r
-            for r in range(int(lists.offset[i]), int(lists.offset[i] + lists.count[i]))
-            if int(lists.potential[r]) + others > incumbent or r == seed[i]
-        ]
-        per_train.append(rows)
+        # by numpy: a Python pass over 480,000 rows (20 trains) took 0.07 s, 0.012 s so
+        start = int(lists.offset[i])
+        could = lists.potential[start : start + int(lists.count[i])] + (ceiling - tops[i]) > incumbent
+        if seed[i] >= 0:
+            could[seed[i] - start] = True
+        per_train.append((np.flatnonzero(could) + start).tolist())
         _on_time(building)
     if (count := sum(map(len, per_train))) > MAX_MODELLED_ROUTES:
         raise _TooBig(f"{count:,} routes, over the {MAX_MODELLED_ROUTES:,} a CP-SAT model is given")
