@@ -74,8 +74,11 @@ def warm_up() -> None:
             _warmed = True
 
 
-#: Branch-and-bound nodes a search takes in one turn (between two looks at the clock).
+#: Branch-and-bound nodes a search takes in one turn (the two searches share their best between turns).
 CHUNK = 2_000
+#: Wagon assignments and fee covers the valuations try between two looks at the clock (some
+#: milliseconds): a turn's nodes cost more with more runs to value (:func:`.cuba_choice._orders`).
+WORK_CHUNK = 200_000
 #: Nodes the branch and bound may take before the choice goes to CP-SAT.
 CHOICE_NODES = 400_000
 #: Work units (words of track compared) for the trains' revenue-only suffix optima.
@@ -116,7 +119,7 @@ def solve_cuba_coupled(position: Position, limits: Limits, choice_nodes: int = C
         for search in searches:
             search.state.best[0] = max(int(search.state.best[0]), best)
             before = int(search.state.best[0])
-            status = bb.search(search.lists, search.state, min(CHUNK, max(choice_nodes - nodes, 1)))
+            status = search.turn(min(CHUNK, max(choice_nodes - nodes, 1)), clock)
             nodes = sum(int(x.state.nodes[0]) for x in searches)
             if int(search.state.best[0]) > before:
                 best, pick = int(search.state.best[0]), search.pick()
@@ -207,6 +210,16 @@ class Search:
     def __init__(self, lists: bb.ChoiceLists, order: list[int], sorts: list[np.ndarray]):
         self.lists, self.order, self.sorts = lists, order, sorts
         self.state = bb.new_state(lists)
+
+    def turn(self, budget: int, clock: Clock) -> int:
+        """Run ``budget`` nodes on, looking at the clock every ``WORK_CHUNK``
+        units of work (the pauses resume the search exactly: without a limit
+        a turn is the same as in one run); DONE or PAUSED."""
+        stop = int(self.state.nodes[0]) + budget
+        while True:
+            status = bb.search(self.lists, self.state, stop - int(self.state.nodes[0]), WORK_CHUNK)
+            if status == bb.DONE or int(self.state.nodes[0]) >= stop or clock.out_of_time():
+                return status
 
     def pick(self) -> list[tuple[int, int]]:
         """The best choice found, as (train, listing number) pairs."""
