@@ -117,7 +117,7 @@ def check_json(data: Any, where: str = "", drawn: bool = False) -> None:
     (:func:`is_wrapper`) is named as :func:`load_position` names it: ``company``,
     not ``position.company``."""
     if not where and is_wrapper(data):
-        check_json({k: v for k, v in data.items() if k != "position"}, drawn=drawn)
+        check_beside(data, drawn)
         position = data["position"]
         check_json(position, "" if isinstance(position, dict) else "position", drawn)
         return
@@ -153,6 +153,14 @@ def check_json(data: Any, where: str = "", drawn: bool = False) -> None:
                     stack.append((item, f"{at}.{key}" if at else key, depth + 1))
         else:
             raise PositionError(at or "json", f"a {type(value).__name__} is not a JSON value")
+
+
+def check_beside(wrapper: dict, drawn: bool = False) -> None:
+    """:func:`check_json` on a wrapper's entries beside its position (the
+    corpus ``reference``, a service body's ``routes``), each named by its key:
+    the one check of them, whether the wrapper came as JSON text
+    (:func:`read_json`) or parsed (:func:`load_position`)."""
+    check_json({k: v for k, v in wrapper.items() if k != "position"}, drawn=drawn)
 
 
 #: Characters XML 1.0 cannot hold (every C0 control but tab, line feed and
@@ -224,8 +232,11 @@ def whole_numbers(data: Any) -> Any:
 
 
 def load_position(data: Any) -> Position:
-    """Check and build a position from parsed JSON (bare or wrapped)."""
+    """Check and build a position from parsed JSON (bare or wrapped: the
+    wrapper's ``reference`` is not read, but within the limits as any JSON)."""
 
+    if is_wrapper(data):
+        check_beside(data)
     data = unwrap(data)
     check_json(data, drawn=True)
     data = whole_numbers(data)
