@@ -160,7 +160,7 @@ def _checked(work):
 def cmd_validate(args) -> int:
     def read_and_validate():
         with deadline.within(args.time_limit):  # the limit covers reading the file too
-            position, routes = _load(args.position), read_json(Path(args.routes))
+            position, routes = _load(args.position), read_json(Path(args.routes), "routes")
             _start_up_done()
             from . import api
 
@@ -195,7 +195,7 @@ def cmd_render(args) -> int:
         if args.solve:
             return position, api.solve(position, args.solver, time_limit=args.time_limit)
         if args.routes:
-            return position, api.validate(position, read_json(Path(args.routes)), time_limit=args.time_limit)
+            return position, api.validate(position, read_json(Path(args.routes), "routes"), time_limit=args.time_limit)
         return position, None
 
     code, loaded = _checked(load_and_route)

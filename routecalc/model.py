@@ -45,9 +45,11 @@ MAX_CODE = 1_000  # characters of a tile code
 MAX_FILE_BYTES = 64_000_000
 
 
-def read_json(source: str | bytes | FilePath) -> Any:
+def read_json(source: str | bytes | FilePath, field: str = "") -> Any:
     """Read JSON from a file path, bytes or a string, with a clear error and
-    within the limits above (a ``where`` naming the field beyond one)."""
+    within the limits above (a ``where`` naming the field beyond one).
+    ``field``: what the whole text is, in those names (a routes file:
+    ``routes``, so that ``routes[0].train`` is named as the API names it)."""
     where = str(source) if isinstance(source, FilePath) else "json"
     try:
         if isinstance(source, FilePath):
@@ -71,7 +73,7 @@ def read_json(source: str | bytes | FilePath) -> Any:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         # a file is named, so that the reader knows which of several inputs is wrong
         raise PositionError(where, f"invalid JSON: {exc}") from None
-    check_json(data)
+    check_json(data, field)
     return data
 
 
@@ -89,9 +91,25 @@ class _BadNumber:
 
 
 def _json_int(text: str) -> int | _BadNumber:
-    if len(text) > MAX_DIGITS:
-        return _BadNumber(f"a number of {len(text)} digits (at most {MAX_DIGITS})")
+    digits = len(text) - text.startswith("-")
+    if digits > MAX_DIGITS:
+        return _BadNumber(_too_many_digits(str(digits)))
     return int(text)
+
+
+def _too_many_digits(digits: str) -> str:
+    """The one message for a whole number past MAX_DIGITS digits, read from
+    JSON text (:func:`read_json`) or given parsed (:func:`check_json`)."""
+    return f"a number of {digits} digits (at most {MAX_DIGITS})"
+
+
+def _digits(value: int) -> str:
+    """How many decimal digits ``value`` has, its sign not counted (past the
+    4,300 digits Python writes out, an estimate: "some 5000")."""
+    try:
+        return str(len(str(abs(value))))
+    except ValueError:
+        return f"some {int(value.bit_length() * 0.30103) + 1}"
 
 
 def _json_float(text: str) -> float | _BadNumber:
@@ -129,6 +147,8 @@ def check_json(data: Any, where: str = "", drawn: bool = False) -> None:
         if value is None or isinstance(value, bool):
             continue
         if isinstance(value, int):
+            if abs(value) >= 10**MAX_DIGITS:  # as read_json names it in JSON text
+                raise PositionError(at or "json", _too_many_digits(_digits(value)))
             if not -MAX_INT <= value <= MAX_INT:
                 raise PositionError(
                     at or "json", f"number {_short(value)} out of range (at most {MAX_INT:,} either way)"
@@ -189,11 +209,7 @@ def _check_string(value: str, at: str, drawn: bool) -> None:
 
 
 def _short(value: Any) -> str:
-    text = (
-        repr(value)
-        if not isinstance(value, int)
-        else (str(value) if abs(value) < 10**30 else f"of some {int(value.bit_length() * 0.30103) + 1} digits")
-    )
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**MAX_DIGITS else f"of {_digits(value)} digits"
     return text if len(text) <= 40 else text[:37] + "..."
 
 

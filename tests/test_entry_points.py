@@ -65,3 +65,24 @@ def test_a_wrapper_reference_out_of_range_is_refused_by_all_three_naming_it(clie
     text = json.dumps({"position": position(), "reference": {"revenue": 1e20}})
     message = "reference.revenue: number 1e+20 out of range (at most 1,000,000,000 either way)"
     assert solved(text, client, tmp_path, capsys) == [("reference.revenue", message)] * 3
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_a_number_of_31_digits_gets_one_message_from_all_three(client, tmp_path, capsys, sign):
+    """Read from JSON text (the CLI, the service) or given parsed (the API):
+    'a number of 31 digits', its sign not counted (the API said 'number of
+    some 31 digits out of range', the text reader counted a minus as a digit)."""
+    digits = sign + "1" * 31
+    text = json.dumps(position()).replace('"trains": [', f'"trains": [{{"name": "4", "price": {digits}}}, ', 1)
+    message = "trains[0].price: a number of 31 digits (at most 30)"
+    assert solved(text, client, tmp_path, capsys) == [("trains[0].price", message)] * 3
+    routes = f'[{{"train": {digits}, "nodes": []}}]'
+    message = "routes[0].train: a number of 31 digits (at most 30)"
+    assert validated(json.dumps(position()), routes, client, tmp_path, capsys) == [("routes[0].train", message)] * 3
+
+
+def test_a_negative_number_of_30_digits_is_out_of_range_for_all_three(client, tmp_path, capsys):
+    """30 digits and a minus: within the digits read, beyond the range."""
+    routes = f'[{{"train": -{"1" * 30}, "nodes": []}}]'
+    message = f"routes[0].train: number -{'1' * 30} out of range (at most 1,000,000,000 either way)"
+    assert validated(json.dumps(position()), routes, client, tmp_path, capsys) == [("routes[0].train", message)] * 3
