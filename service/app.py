@@ -169,11 +169,11 @@ def parts(data: Any, keys: tuple[str, ...]) -> tuple:
 
 
 def validate_job(body: bytes) -> dict:
-    position_data, routes = parts(read_json(body), ("position", "routes"))
-    if position_data is None:
-        raise PositionError("position", "missing")
-    if routes is None:
-        raise PositionError("routes", "missing")
+    data = read_json(body)
+    position_data, routes = parts(data, ("position", "routes"))
+    for key in ("position", "routes"):
+        if key not in data:  # a null is the engine's to name, as routecalc.api.validate names it
+            raise PositionError(key, "missing")
     try:
         return {"valid": True, **api.validate(load_position(position_data), routes)}
     except RouteViolation as exc:

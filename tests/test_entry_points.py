@@ -86,3 +86,23 @@ def test_a_negative_number_of_30_digits_is_out_of_range_for_all_three(client, tm
     routes = f'[{{"train": -{"1" * 30}, "nodes": []}}]'
     message = f"routes[0].train: number -{'1' * 30} out of range (at most 1,000,000,000 either way)"
     assert validated(json.dumps(position()), routes, client, tmp_path, capsys) == [("routes[0].train", message)] * 3
+
+
+@pytest.mark.parametrize(
+    "position_text, routes_text, where, message",
+    [
+        (None, "null", "routes", 'routes: must be a list of routes or {"routes": [...]}'),
+        ("null", "[]", "position", "position: must be a JSON object"),
+    ],
+)
+def test_a_null_position_or_routes_is_named_as_the_api_names_it(
+    client, tmp_path, capsys, position_text, routes_text, where, message
+):
+    """A null is what the key holds, not a missing key (the service said 'routes: missing')."""
+    given = json.dumps(position()) if position_text is None else position_text
+    assert validated(given, routes_text, client, tmp_path, capsys) == [(where, message)] * 3
+
+
+def test_a_validate_body_without_routes_says_they_are_missing(client):
+    response = client.post("/v1/validate", json={"position": position()})
+    assert (response.status_code, response.json()) == (422, {"error": "routes: missing", "where": "routes"})
