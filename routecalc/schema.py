@@ -19,11 +19,11 @@ import json
 import sys
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+from pydantic import BaseModel, ConfigDict, Field, RootModel, TypeAdapter, create_model
 from pydantic.config import JsonDict
 
 from .geometry import CELL_ID_PATTERN
-from .model import MAX_CELLS, MAX_CODE, MAX_INT, MAX_STRING, MAX_TRAINS
+from .model import MAX_CELLS, MAX_CODE, MAX_INT, MAX_ITEMS, MAX_STRING, MAX_TRAINS
 from .rules import RULES
 from .schemas import NAMES, schema_path
 from .tiles import TILE_COLOURS
@@ -59,6 +59,27 @@ def _no_default(schema: dict[str, Any]) -> None:
 def absent(description: str = "", **constraints: Any) -> Any:
     """An optional key that is never null: the engine reads a null there as a wrong type."""
     return Field(None, description=description or None, json_schema_extra=_no_default, **constraints)
+
+
+class Unread(
+    RootModel[
+        None
+        | bool
+        | Annotated[int, Field(ge=-MAX_INT, le=MAX_INT)]
+        | Annotated[float, Field(ge=-MAX_INT, le=MAX_INT)]
+        | Annotated[str, Field(max_length=MAX_STRING)]
+        | Annotated[list["Unread"], Field(max_length=MAX_ITEMS)]
+        | Annotated[dict[Annotated[str, Field(max_length=MAX_STRING)], "Unread"], Field(max_length=MAX_ITEMS)]
+    ]
+):
+    """A value not read, within the limits every value is read within (``check_json``)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "description": f"any JSON, not read, but within the limits of every value: numbers at most {MAX_INT:,} "
+            f"either way, strings of at most {MAX_STRING:,} characters, at most {MAX_ITEMS:,} entries"
+        }
+    )
 
 
 # -- the position --------------------------------------------------------------
@@ -137,7 +158,7 @@ _IgnoredTrainKeys: type[BaseModel] = create_model(  # type: ignore[call-overload
     "IgnoredTrainKeys",
     __base__=Input,
     **{
-        key: (Any, Field(None, description="not read (18xx.games train definition)"))
+        key: (Unread, Field(None, description="not read (18xx.games train definition)"))
         for key in sorted(IGNORED_TRAIN_KEYS)
     },
 )
@@ -446,9 +467,9 @@ class TransportProposal(Strict):
     card: Literal["double_distance", "as_level_8"] | None = Field(
         None, description="the bid card played; absent or null: the validator plays held cards where they pay"
     )
-    to_kind: Any = Field(None, description="not read")
-    distance: Any = Field(None, description="not read")
-    income: Any = Field(None, description="not read")
+    to_kind: Unread | None = Field(None, description="not read")
+    distance: Unread | None = Field(None, description="not read")
+    income: Unread | None = Field(None, description="not read")
 
 
 class CubaSugar(Strict):

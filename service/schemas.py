@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from routecalc import schema
-from routecalc.schema import DistanceGroup, Route, ScoredRoute, Strict, TransportProposal
+from routecalc.schema import DistanceGroup, Route, ScoredRoute, Strict, TransportProposal, Unread
 
 
 class Position(RootModel[schema.Position]):  # type: ignore[valid-type]
@@ -34,14 +34,14 @@ class XSProposal(Strict):
 
 
 #: A corpus file's figures beside its position: accepted with it, not read.
-REFERENCE = Field(None, description="the corpus wrapper's reference figures (not read)")
+REFERENCE = Field(None, description="the corpus wrapper's reference figures (not read; within the limits of any value)")
 
 
 class Corpus(Strict):
     """A position in the corpus wrapper."""
 
     position: Position
-    reference: dict[str, Any] | None = REFERENCE
+    reference: dict[str, Unread] | None = REFERENCE
 
 
 class SolveRequest(RootModel[Position | Corpus]):  # type: ignore[valid-type]
@@ -63,7 +63,7 @@ class ValidateRequest(Strict):
 
     position: Position
     routes: Proposal
-    reference: dict[str, Any] | None = REFERENCE
+    reference: dict[str, Unread] | None = REFERENCE
 
 
 class Drawing(Strict):
@@ -71,7 +71,7 @@ class Drawing(Strict):
 
     position: Position
     routes: Proposal | None = Field(None, description="routes to draw (validated and scored first)")
-    reference: dict[str, Any] | None = REFERENCE
+    reference: dict[str, Unread] | None = REFERENCE
 
 
 class RenderRequest(RootModel[Drawing | Position]):  # type: ignore[valid-type]

@@ -344,3 +344,63 @@ def test_cli_version(capsys):
         cli_main(["--version"])
     assert exit_.value.code == 0
     assert capsys.readouterr().out.startswith("routecalc ")
+
+
+def leaf_errors(validator: Draft202012Validator, instance: object) -> list[str]:
+    """The innermost messages (those of every branch of an ``anyOf``), each with its path."""
+    found, stack = [], list(validator.iter_errors(instance))
+    while stack:
+        error = stack.pop()
+        if error.context:
+            stack.extend(error.context)
+        else:
+            found.append(f"{'/'.join(map(str, error.absolute_path))}: {error.message}")
+    return found
+
+
+#: The 18xx.games keys a train object may carry, not read: as the engine, the
+#: schema refuses a value there past the limits of any value.
+UNREAD_TRAIN_VALUES = [
+    (
+        {"price": 1e20},
+        "trains[0].price: number 1e+20 out of range (at most 1,000,000,000 either way)",
+        "price: 1e+20 is greater than the maximum of 1000000000",
+    ),
+    (
+        {"price": -MAX_INT - 1},
+        "trains[0].price: number -1000000001 out of range (at most 1,000,000,000 either way)",
+        "price: -1000000001 is less than the minimum of -1000000000",
+    ),
+    (
+        {"rusts_on": "x" * (MAX_STRING + 1)},
+        "trains[0].rusts_on: a string of 10,001 characters (at most 10,000)",
+        f"rusts_on: {'x' * (MAX_STRING + 1)!r} is too long",
+    ),
+    (
+        {"events": [{"type": "rust", "after": [1, 10**10]}]},
+        "trains[0].events[0].after[1]: number 10000000000 out of range (at most 1,000,000,000 either way)",
+        "events/0/after/1: 10000000000 is greater than the maximum of 1000000000",
+    ),
+]
+
+
+@pytest.mark.parametrize("game, fixture_name", [("GenericTrain", "1830-late.json"), ("CubaTrain", "cuba-small.json")])
+@pytest.mark.parametrize("keys, engine_says, schema_says", UNREAD_TRAIN_VALUES)
+def test_a_train_key_that_is_not_read_is_read_within_the_limits_by_both(
+    game, fixture_name, keys, engine_says, schema_says
+):
+    """The schema gave these keys any value (price 1e20 fitted it; the engine refused it)."""
+    train = {"name": "4", **keys}
+    position = changed(fixture_name, trains=[train])
+    assert agree(position) is False
+    with pytest.raises(PositionError) as err:
+        load_position(position)
+    assert str(err.value) == engine_says
+    schema = json.loads(schema_text("position"))
+    train_schema = Draft202012Validator({"$ref": f"#/$defs/{game}", "$defs": schema["$defs"]})
+    assert schema_says in leaf_errors(train_schema, train), leaf_errors(train_schema, train)
+
+
+def test_a_train_key_that_is_not_read_takes_any_value_within_the_limits_for_both():
+    within = {"price": MAX_INT, "rusts_on": "x" * MAX_STRING, "events": [{"type": "rust", "after": [None, -1.5]}]}
+    assert agree(changed("1830-late.json", trains=[{"name": "4", **within, "num": None}])) is True
