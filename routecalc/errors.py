@@ -8,7 +8,22 @@ carries the rule's short name so callers can branch on it.
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+
+def shown(value: Any) -> str:
+    """``value`` of the input for a message, as its JSON wrote it where that is
+    known: ``true``, ``false``, ``null``; a whole number written with a fraction
+    part as written, ``1.0`` (:class:`routecalc.model.Whole`); a string quoted as
+    every message quotes one; cut to 40 characters."""
+    text = json.dumps(value) if value is None or isinstance(value, bool) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def article(noun: str) -> str:
+    """``noun`` with its indefinite article: "a city", "an offboard", "an int"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 class RoutecalcError(Exception):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import PositionError
+from .errors import PositionError, shown
 
 #: A canonical cell id: up to three letters, then a number of up to four
 #: digits without leading zeros (``E19``, never ``E019``, ``E19\n`` or ``E-0``),
@@ -61,7 +61,7 @@ class Grid:
     @classmethod
     def make(cls, layout: str, axes: dict | None) -> Grid:
         if not isinstance(layout, str) or layout not in EDGE_DELTAS:
-            raise PositionError("layout", f"unknown layout {layout!r} (flat, pointy or square)")
+            raise PositionError("layout", f"unknown layout {shown(layout)} (flat, pointy or square)")
         axes = axes if axes is not None else DEFAULT_AXES[layout]
         if (
             not isinstance(axes, dict)

@@ -17,7 +17,7 @@ from typing import Any
 
 from . import deadline
 from .board import Cell, End, Node, Path, Position
-from .errors import PositionError
+from .errors import PositionError, article, shown
 from .geometry import Grid
 from .rules import get_rules
 from .tiles import TILE_COLOURS, PathEnd, Tile, parse_tile, unknown_colour
@@ -172,7 +172,7 @@ def check_json(data: Any, where: str = "", drawn: bool = False) -> None:
                     _check_string(key, f"{at} key" if at else "a key", drawn)
                     stack.append((item, f"{at}.{key}" if at else key, depth + 1))
         else:
-            raise PositionError(at or "json", f"a {type(value).__name__} is not a JSON value")
+            raise PositionError(at or "json", f"{article(type(value).__name__)} is not a JSON value")
 
 
 def check_beside(wrapper: dict, drawn: bool = False) -> None:
@@ -231,13 +231,27 @@ def unwrap(data: Any) -> dict:
     return data
 
 
+class Whole(int):
+    """A whole number written with a fraction part (``1.0``): the int every
+    field reads, shown in a message as written (``repr``: ``1.0``, so that a
+    refusal does not quote a ``1`` the input never held); ``str``, arithmetic
+    and JSON give the plain int."""
+
+    def __repr__(self) -> str:
+        return repr(float(self))
+
+    def __str__(self) -> str:
+        return int.__repr__(self)
+
+
 def whole_numbers(data: Any) -> Any:
-    """``data`` with every float of whole value as an int: JSON has one kind of
-    number, so ``1.0`` is the ``1`` a field wants (JSON Schema reads it so too).
-    No field of a position takes a fraction. Copies only the containers that
-    change; ``data`` must have passed :func:`check_json` (bounded depth)."""
+    """``data`` with every float of whole value as an int (a :class:`Whole`):
+    JSON has one kind of number, so ``1.0`` is the ``1`` a field wants (JSON
+    Schema reads it so too). No field of a position takes a fraction. Copies
+    only the containers that change; ``data`` must have passed
+    :func:`check_json` (bounded depth)."""
     if isinstance(data, float):
-        return int(data) if data.is_integer() else data
+        return Whole(data) if data.is_integer() else data
     if isinstance(data, list):
         items = [whole_numbers(v) for v in data]
         return data if all(a is b for a, b in zip(items, data)) else items
@@ -263,7 +277,7 @@ def load_position(data: Any) -> Position:
         if key not in data:
             raise PositionError(key, "missing")
     if data["format"] != 1 or not isinstance(data["format"], int) or isinstance(data["format"], bool):
-        raise PositionError("format", f"unsupported format {data['format']!r} (only 1)")
+        raise PositionError("format", f"unsupported format {shown(data['format'])} (only 1)")
     rules = get_rules(data["game"])
     grid = Grid.make(data["layout"], data.get("axes"))
     phase = data["phase"]
@@ -354,7 +368,7 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
         raise PositionError(where, f"a tile code of {len(code):,} characters (at most {MAX_CODE:,})")
     rotation = cell.get("rotation", 0)
     if isinstance(rotation, bool) or not isinstance(rotation, int) or not 0 <= rotation < grid.num_edges:
-        raise PositionError(where, f"rotation {rotation!r} out of range 0-{grid.num_edges - 1}")
+        raise PositionError(where, f"rotation {shown(rotation)} out of range 0-{grid.num_edges - 1}")
     tile = parse_tile(code, where, grid.num_edges)
     for node in tile.nodes:
         if node.kind is not None and node.kind not in rules.kinds:
@@ -390,7 +404,7 @@ def _build_cell(cid, cell, grid, rules, by_coords, cells_raw, nodes, node_index,
         raise PositionError(where, "tile (the tile's name) must be a string")
     terrain = cell.get("terrain")
     if terrain is not None and (not isinstance(terrain, str) or terrain not in TERRAINS):
-        raise PositionError(where, f"unknown terrain {terrain!r}")
+        raise PositionError(where, f"unknown terrain {shown(terrain)}")
 
     tokens = _tokens(cell.get("tokens"), tile, where)
     base = len(nodes)

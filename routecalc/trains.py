@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import PositionError
+from .errors import PositionError, shown
 
 UNLIMITED = 999
 #: Bounds of what a train reads: stops visited or paid (a distance) at most
@@ -112,11 +112,10 @@ _IGNORED_TRAIN_KEYS = {
 
 
 def _whole(value, where: str, key: str, minimum: int = 0, maximum: int | None = None) -> int:
-    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise PositionError(where, f"{key} must be a whole number >= {minimum}, got {shown}")
+        raise PositionError(where, f"{key} must be a whole number >= {minimum}, got {shown(value)}")
     if maximum is not None and value > maximum:
-        raise PositionError(where, f"{key} must be at most {maximum}, got {shown}")
+        raise PositionError(where, f"{key} must be at most {maximum}, got {shown(value)}")
     return value
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import deadline
-from .errors import PositionError, RouteViolation
+from .errors import PositionError, RouteViolation, shown
 from .graph import BLOCKED, END_ONLY, TrackGraph, compile_position
 from .model import MAX_TRAINS, Position
 from .routes import Route
@@ -118,7 +118,7 @@ def route_train(rj: Any, i: int) -> str:
         raise PositionError(f"routes[{i}]", "must be an object")
     name = rj.get("train")
     if not isinstance(name, str):
-        got = "missing" if name is None else f"must be a train's name, not a {type(name).__name__}"
+        got = "missing" if name is None else f"must be a train's name (a string), got {shown(name)}"
         raise PositionError(f"routes[{i}].train", got)
     return name
 

@@ -106,3 +106,16 @@ def test_a_null_position_or_routes_is_named_as_the_api_names_it(
 def test_a_validate_body_without_routes_says_they_are_missing(client):
     response = client.post("/v1/validate", json={"position": position()})
     assert (response.status_code, response.json()) == (422, {"error": "routes: missing", "where": "routes"})
+
+
+@pytest.mark.parametrize(
+    "train, message",
+    [
+        ('{"name": "3", "obsolete": 1.0}', "trains[0]: obsolete must be true or false, got 1.0"),
+        ('{"name": "3", "multiplier": 1e3}', "trains[0]: multiplier must be at most 100, got 1000.0"),
+    ],
+)
+def test_a_whole_number_written_with_a_fraction_is_quoted_so_by_all_three(client, tmp_path, capsys, train, message):
+    """Read as the whole number it is, quoted as written (all three said 'got 1', 'got 1000')."""
+    text = json.dumps(position()).replace('"trains": [', f'"trains": [{train}, ', 1)
+    assert solved(text, client, tmp_path, capsys) == [("trains[0]", message)] * 3

@@ -168,9 +168,14 @@ def test_code_must_be_a_string():
     fails(with_(("hexes", 0, "code"), ["city"]), "cell A1", "code must be a string")
 
 
-@pytest.mark.parametrize("rotation", [6, -1, 2.5, "2", True, None])
-def test_rotation_out_of_range_on_hexes(rotation):
-    fails(with_(("hexes", 1, "rotation"), rotation), "cell A3", f"rotation {rotation!r}", "0-5")
+@pytest.mark.parametrize(
+    "rotation, written",
+    [(6, "6"), (-1, "-1"), (2.5, "2.5"), (6.0, "6.0"), ("2", "'2'"), (True, "true"), (None, "null")],
+)
+def test_rotation_out_of_range_on_hexes(rotation, written):
+    """The value as the JSON wrote it: 6.0 (not the 6 it is read as), true, null."""
+    err = fails(with_(("hexes", 1, "rotation"), rotation), "cell A3")
+    assert err.message == f"rotation {written} out of range 0-5"
 
 
 def test_rotation_out_of_range_on_squares():
@@ -493,7 +498,8 @@ def test_whole_numbers_written_as_floats_are_read_as_whole_numbers():
     data["trains"] = ["2", {"name": "x", "distance": 3.0, "multiplier": 2.0}]
     data["options"]["bonuses"] = [{"type": "visit", "cells": ["A1"], "amount": 1e1}]
     loaded = load_position(data)
-    assert loaded.cells["A3"].rotation == 3 and type(loaded.cells["A3"].rotation) is int
+    rotation = loaded.cells["A3"].rotation  # an int (a Whole: shown in a message as written, 3.0)
+    assert (rotation, isinstance(rotation, int), str(rotation), repr(rotation)) == (3, True, "3", "3.0")
     assert (loaded.trains[1].groups[0].visit, loaded.trains[1].multiplier) == (3, 2)
     whole = json.loads(json.dumps(data).replace(".0", ""))
     assert [api.solve(d)[k] for d in (data, whole) for k in ("revenue", "routes")] == [
@@ -587,3 +593,79 @@ def test_a_company_without_a_token_earns_nothing_and_the_answer_says_why():
     answer = api.solve(data)
     assert answer["revenue"] == 0 and answer["status"] == "optimal"
     assert answer["stats"]["auto"]["why"] == "no stop holds a token of XYZ, so no train can run"
+
+
+@pytest.mark.parametrize(
+    "path, value, where, message",
+    [
+        (("trains",), [{"name": "3", "multiplier": 101.0}], "trains[0]", "multiplier must be at most 100, got 101.0"),
+        (("trains",), [{"name": "3", "distance": 0.0}], "trains[0]", "distance must be a whole number >= 1, got 0.0"),
+        (("trains",), [{"name": "3", "fill": None}], "trains[0]", "fill must be true or false"),
+        (("format",), 2.0, "format", "unsupported format 2.0 (only 1)"),
+        (("format",), True, "format", "unsupported format true (only 1)"),
+        (("layout",), None, "layout", "unknown layout null (flat, pointy or square)"),
+        (("hexes", 0, "terrain"), False, "cell A1", "unknown terrain false"),
+    ],
+)
+def test_a_refused_value_is_quoted_as_the_json_wrote_it(path, value, where, message):
+    """Not as read: 101.0 is read as the whole number 101 (JSON has one kind of
+    number), but a message that quotes it says 101.0; true, false and null are
+    JSON's words, not Python's (it said 'got 101', 'format True', 'layout None')."""
+    assert fails(with_(path, value), where).message == message
+
+
+@pytest.mark.parametrize(
+    "game_fixture, change, where, message",
+    [
+        ("lilliput-mildendo-ring.json", {"trains": [{"name": "3", "obsolete": 1.0}]}, "trains[0]",
+         "obsolete must be true or false, got 1.0"),
+        ("lilliput-mildendo-ring.json", {"options": {"last_round": None}}, "options.last_round",
+         "must be true or false, got null"),
+        ("cuba-small.json", {"trains": [{"name": "5", "wagon": -1.0}]}, "trains[0].wagon",
+         "must be a whole number >= 0 (cubes), got -1.0"),
+        ("cuba-small.json", {"trains": [{"name": "5", "wagon": True}]}, "trains[0].wagon",
+         "must be a whole number >= 0 (cubes), got true"),
+        ("cuba-small.json", {"trains": [{"name": "5", "obsolete": 0.0}]}, "trains[0].obsolete",
+         "must be true or false, got 0.0"),
+        ("ireland-gswr.json", {"trains": [{"name": "x", "distance": 0.0}]}, "trains[0]",
+         "an 18Ireland train's distance is the number of cell edges it may cross, a whole number >= 1; got 0.0"),
+    ],
+)  # fmt: skip
+def test_a_game_option_or_train_state_is_quoted_as_the_json_wrote_it(game_fixture, change, where, message):
+    data = json.loads((Path(__file__).parent.parent / "fixtures" / game_fixture).read_text())
+    data = {**data.get("position", data), **change}
+    assert fails(data, where).message == message
+
+
+@pytest.mark.parametrize(
+    "train, message",
+    [
+        (1, "must be a train's name (a string), got 1"),
+        (1.0, "must be a train's name (a string), got 1.0"),
+        (True, "must be a train's name (a string), got true"),
+        ([1], "must be a train's name (a string), got [1]"),
+    ],
+)
+def test_a_route_naming_its_train_by_no_string_is_refused_in_plain_words(train, message):
+    """It said 'must be a train's name, not a int' (and 'not a Whole' for 1.0)."""
+    with pytest.raises(PositionError) as err:
+        api.validate(good(), [{"train": train, "nodes": ["A1-0", "A3-0"]}])
+    assert (err.value.where, err.value.message) == ("routes[0].train", message)
+
+
+def test_a_value_no_json_holds_is_named_with_its_article():
+    err = fails(with_(("options",), {"no_hex_twice": object()}), "options.no_hex_twice")
+    assert err.message == "an object is not a JSON value"
+
+
+def test_a_kind_on_the_wrong_node_type_is_named_with_its_article():
+    """'not an offboard' (it said 'not a offboard')."""
+    from types import SimpleNamespace
+
+    from routecalc.rules.base import check_kinds
+    from routecalc.rules.cuba import KIND_TYPES
+
+    node = SimpleNamespace(kind="sugar", type="offboard", cell="A1", id="A1-0")
+    with pytest.raises(PositionError) as err:
+        check_kinds(SimpleNamespace(nodes=[node], game="18Cuba"), KIND_TYPES)
+    assert str(err.value) == "cell A1: node A1-0: a sugar is a town in 18Cuba, not an offboard"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import PositionError
+from ..errors import PositionError, shown
 from .base import RuleSet
 from .c2c import C2CRules
 from .cuba import CubaRules
@@ -22,7 +22,7 @@ RULES = _registry()
 
 def get_rules(game) -> RuleSet:
     if not isinstance(game, str) or game not in RULES:
-        raise PositionError("game", f"unknown game {game!r} (known: {', '.join(RULES)})")
+        raise PositionError("game", f"unknown game {shown(game)} (known: {', '.join(RULES)})")
     return RULES[game]
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..board import Node, Position
-from ..errors import PositionError
+from ..errors import PositionError, article
 from ..trains import Train, generic_train, object_train
 
 #: Track types a gauge may use.
@@ -132,7 +132,7 @@ def check_kinds(position: Position, types_of_kind: dict[str, tuple[str, ...]]) -
             raise PositionError(
                 f"cell {node.cell}",
                 f"node {node.id}: a {node.kind} is a "
-                f"{' or '.join(types_of_kind[node.kind])} in {position.game}, not a {node.type}",
+                f"{' or '.join(types_of_kind[node.kind])} in {position.game}, not {article(node.type)}",
             )
 
 

@@ -78,7 +78,7 @@ import dataclasses
 from typing import Any
 
 from ..board import Node, Position
-from ..errors import PositionError
+from ..errors import PositionError, shown
 from ..trains import Train, all_stops
 from .base import RuleSet, check_kinds
 
@@ -145,10 +145,10 @@ class CubaRules(RuleSet):
         state = spec if isinstance(spec, dict) else {}
         obsolete = state.get("obsolete", False)
         if not isinstance(obsolete, bool):
-            raise PositionError(f"{where}.obsolete", f"must be true or false, got {obsolete!r}")
+            raise PositionError(f"{where}.obsolete", f"must be true or false, got {shown(obsolete)}")
         wagon = state.get("wagon", 0)
         if isinstance(wagon, bool) or not isinstance(wagon, int) or wagon < 0:
-            raise PositionError(f"{where}.wagon", f"must be a whole number >= 0 (cubes), got {wagon!r}")
+            raise PositionError(f"{where}.wagon", f"must be a whole number >= 0 (cubes), got {shown(wagon)}")
         if wagon and train.gauge == "narrow":
             raise PositionError(f"{where}.wagon", "only majors carry wagons, not an n-train")
         train = dataclasses.replace(train, obsolete=obsolete, wagon=wagon)
@@ -182,11 +182,11 @@ class CubaRules(RuleSet):
                 if position.nodes[position.node_index[node_id]].kind != "mill":
                     raise PositionError(f"{where}.{node_id}", "not a sugar mill (a city with kind:mill)")
                 if not _whole(cubes):
-                    raise PositionError(f"{where}.{node_id}", f"cubes must be a whole number >= 0, got {cubes!r}")
+                    raise PositionError(f"{where}.{node_id}", f"cubes must be a whole number >= 0, got {shown(cubes)}")
             out[key] = dict(value)
         elif key == "fc_fee":
             if not _whole(value):
-                raise PositionError(where, f"must be a whole number >= 0, got {value!r}")
+                raise PositionError(where, f"must be a whole number >= 0, got {shown(value)}")
             out[key] = value
         else:
             super().parse_game_option(key, value, out, position)

@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..board import End, Position
-from ..errors import PositionError
+from ..errors import PositionError, shown
 from ..trains import UNLIMITED, Train, all_stops, object_train
 from .base import GAUGE_TRACKS, RuleSet
 
@@ -64,7 +64,7 @@ class IrelandRules(RuleSet):
                 raise PositionError(
                     where,
                     "an 18Ireland train's distance is the number of cell edges it may "
-                    f"cross, a whole number >= 1; got {edges!r}",
+                    f"cross, a whole number >= 1; got {shown(edges)}",
                 )
             rest = {k: v for k, v in spec.items() if k != "distance"}
             return object_train(rest, where, lambda name, _where: hex_train(name, edges), self.train_state_keys)

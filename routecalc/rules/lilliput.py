@@ -31,7 +31,7 @@ import dataclasses
 from typing import Any
 
 from ..board import Node, Position
-from ..errors import PositionError
+from ..errors import PositionError, shown
 from ..trains import UNLIMITED, DistanceGroup, Train
 from .base import RuleSet, check_kinds
 
@@ -69,7 +69,7 @@ class LilliputRules(RuleSet):
         train = super().parse_train(spec, where)
         obsolete = spec.get("obsolete", False) if isinstance(spec, dict) else False
         if not isinstance(obsolete, bool):
-            raise PositionError(where, f"obsolete must be true or false, got {obsolete!r}")
+            raise PositionError(where, f"obsolete must be true or false, got {shown(obsolete)}")
         if obsolete:
             train = dataclasses.replace(train, obsolete=True, divisor=OBSOLETE_DIVISOR)
         return train
@@ -78,7 +78,7 @@ class LilliputRules(RuleSet):
         if key != "last_round":
             return super().parse_game_option(key, value, out, position)
         if not isinstance(value, bool):
-            raise PositionError("options.last_round", f"must be true or false, got {value!r}")
+            raise PositionError("options.last_round", f"must be true or false, got {shown(value)}")
         out[key] = value
 
     def check_position(self, position: Position) -> None:

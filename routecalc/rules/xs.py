@@ -89,7 +89,7 @@ from typing import Any
 
 from .. import deadline
 from ..board import End, Position
-from ..errors import PositionError, RouteViolation
+from ..errors import PositionError, RouteViolation, shown
 from ..tiles import is_colour_word
 from .base import RuleSet
 
@@ -145,7 +145,7 @@ MAX_ACTIONS = 8
 def _whole(value: Any, where: str, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
         span = f"{low}-{high}" if high is not None else f">= {low}"
-        raise PositionError(where, f"must be a whole number {span}, got {value!r}")
+        raise PositionError(where, f"must be a whole number {span}, got {shown(value)}")
     return value
 
 
@@ -154,7 +154,7 @@ def _card_count(value: Any, where: str) -> int:
         return int(value)
     if isinstance(value, int) and value >= 0:
         return value
-    raise PositionError(where, f"must be true/false or the number of such bid cards held, got {value!r}")
+    raise PositionError(where, f"must be true/false or the number of such bid cards held, got {shown(value)}")
 
 
 # -- the rule set -------------------------------------------------------------
@@ -206,7 +206,9 @@ class XSRules(RuleSet):
                 raise PositionError(where, "empty goods colour")
             for colour in ((node.color,) if node.color is not None and "|" not in node.color else ()) + node.goods:
                 if not is_colour_word(colour):
-                    raise PositionError(where, f"a good's colour is a word of letters (blue, pink), got {colour!r}")
+                    raise PositionError(
+                        where, f"a good's colour is a word of letters (blue, pink), got {shown(colour)}"
+                    )
 
 
 def player(position: Position) -> Player:
