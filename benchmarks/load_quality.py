@@ -11,6 +11,10 @@ loaded run takes the same path and gives the same answer, only later.
 
     .venv/bin/python benchmarks/load_quality.py [--limit 10] [--busy-per-core 2] [--json out.json]
 
+Above the table, the CPU seconds of two fixed workloads run idle first
+(:func:`machine_speed`): the machine is shared and its speed moves from day
+to day, so these say how fast it was when the table was made.
+
 Exit status 1 when a loaded answer is not the recorded optimum.
 """
 
@@ -25,6 +29,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 from paths import ROOT
 
 from routecalc import load_position_file
@@ -38,6 +43,33 @@ def cpu_seconds() -> float:
     """CPU time of this process, all threads, user and system."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def machine_speed() -> dict[str, float]:
+    """CPU seconds of two fixed workloads, so tables from different days
+    (the machine is shared, its speed moves) can be compared: CP-SAT's
+    deterministic time 0.5 on a fixed model (one worker, as the engine runs
+    it; the search stops at that work, not at a time), and a fixed Python
+    loop."""
+    from ortools.sat.python import cp_model
+
+    rng = np.random.default_rng(12)
+    weights, values = rng.integers(10, 100, (6, 120)), rng.integers(10, 100, 120)
+    model = cp_model.CpModel()
+    take = [model.new_bool_var(f"x{i}") for i in range(len(values))]
+    for row in weights:
+        model.add(sum(int(w) * x for w, x in zip(row, take)) <= int(row.sum() // 3))
+    model.maximize(sum(int(v) * x for v, x in zip(values, take)))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.max_deterministic_time = 0.5
+    started = cpu_seconds()
+    solver.solve(model)
+    cpsat = cpu_seconds() - started
+    started, x = cpu_seconds(), 0
+    for _ in range(5_000_000):
+        x = (x * 1103515245 + 12345) & 0xFFFFFFFF
+    return {"cpsat_work_cpu_s": round(cpsat, 2), "python_loop_cpu_s": round(cpu_seconds() - started, 2)}
 
 
 def busy() -> None:
@@ -115,17 +147,29 @@ def main(argv: list[str] | None = None) -> int:
     paths = [p for p in STRESS if not args.only or p.stem in args.only]
     optima = {p.stem: json.loads(p.read_text())["reference"].get("optimum") for p in paths}
     warm_up(cpsat=True)  # as the service starts: no solve pays for importing CP-SAT (some 0.3 s of CPU)
+    speed = machine_speed()
     idle = run_set(paths, args.limit, args.solver)
     busy_run, load = loaded(paths, args.limit, args.solver, args.busy_per_core)
     print(
         f"{args.solver}, {args.limit:g} s limit; loaded: {args.busy_per_core} busy processes per core "
         f"({os.cpu_count()} cores), load average {load:.1f}"
     )
+    print(
+        f"this machine, idle: CP-SAT's deterministic time 0.5 on a fixed model {speed['cpsat_work_cpu_s']:.2f} s "
+        f"of CPU, a fixed Python loop {speed['python_loop_cpu_s']:.2f} s"
+    )
     print("\n".join(table(idle, busy_run, optima)))
     if args.json:
         args.json.write_text(
             json.dumps(
-                {"limit": args.limit, "load_average": load, "optima": optima, "idle": idle, "loaded": busy_run},
+                {
+                    "limit": args.limit,
+                    "load_average": load,
+                    "machine_speed": speed,
+                    "optima": optima,
+                    "idle": idle,
+                    "loaded": busy_run,
+                },
                 indent=2,
             )
         )
