@@ -30,9 +30,9 @@ from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
 from typing import Any
 
-from routecalc import deadline, solvers
+from routecalc import deadline
 from routecalc.errors import TimeLimitError
-from routecalc.games import QUESTIONS
+from routecalc.games import warm_up_all
 
 LOG = logging.getLogger("routecalc.service")
 #: Seconds a worker may go on past its job's limit (or its cancel) before it is killed and replaced.
@@ -99,10 +99,7 @@ class ThreadWorkers:
 def warm_up_engine() -> None:
     """Kernels (the route solvers' and the games' own searches') and CP-SAT
     loaded before the first request, so that no request waits for them."""
-    solvers.warm_up(lambda line: None, cpsat=True)
-    for asked in QUESTIONS.values():
-        if asked.warm_up is not None:
-            asked.warm_up()
+    warm_up_all(lambda line: None, cpsat=True)
 
 
 def worker_main(jobs_fd: int, cancels_fd: int, preload: tuple[str, ...]) -> None:

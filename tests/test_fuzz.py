@@ -4,12 +4,21 @@ traceback, no 5xx, no run past its limit + 1 s, no two solvers disagreeing."""
 from __future__ import annotations
 
 import httpx
+import pytest
 from fuzz import Tally, cases, run_api, run_cli, run_service
 from live_server import serving
 
+from routecalc.games import warm_up_all
 from service.app import Settings, create_app
 
 LIMIT = 0.5
+
+
+@pytest.fixture(autouse=True, scope="module")
+def kernels_loaded() -> None:
+    """Every kernel loaded first, as the service does: a limit does not cover
+    their compile after an install (the CLI's processes read the disk cache)."""
+    warm_up_all()
 
 
 def test_fuzz_api():

@@ -17,6 +17,7 @@ from ..board import Position
 from ..graph import TrackGraph
 from ..limits import Limits
 from ..rules.xs import validate_xs
+from ..solvers import warm_up as warm_up_solvers
 from . import c2c, cuba, cuba_coupled, xs_plan
 
 
@@ -54,3 +55,16 @@ ROUTES = Question()
 def question(game: str) -> Question:
     """What answers a position of ``game``."""
     return QUESTIONS.get(game, ROUTES)
+
+
+def warm_up_all(report: Callable[[str], None] | None = None, *, cpsat: bool = False) -> None:
+    """Every kernel an answer may run loaded (from numba's disk cache, or
+    compiled into it: seconds, once after an install): the route solvers'
+    (:func:`routecalc.solvers.warm_up`, ``report`` and ``cpsat`` as there)
+    and each game's own search. A long-running caller (the service, a fuzz
+    run) calls it at start; a single solve loads only what it runs, outside
+    its time limit."""
+    warm_up_solvers(report, cpsat=cpsat)
+    for asked in QUESTIONS.values():
+        if asked.warm_up is not None:
+            asked.warm_up()
