@@ -390,6 +390,23 @@ def test_a_short_search_keeps_its_route_where_the_demand_of_its_bound_fails():
     assert [r.revenue for r in kept] == [routes[0].revenue]
 
 
+def test_a_search_stopped_before_its_first_route_keeps_its_bound():
+    """stress-1867-express-8's 5+5E alone (its maximum 820), its search
+    stopped after more and more work: once CP-SAT's presolve has run, its
+    bound is true and kept even where no route is found yet (stopped there
+    the bound was once the ceiling, and the train's cap with it); stopped
+    before, CP-SAT reports 0, which is no bound, and the ceiling stands."""
+    position_, graph, tables = stress("stress-1867-express-8")
+    answers = []
+    for work in (0.0, 0.001, 0.01, 0.02, 0.03, 0.04):
+        model = PathModel(graph, tables, [0])
+        _, routes, bound, _ = model.solve(None, work=work, settings=SINGLE_MODEL_PARAMETERS)
+        assert bound >= 820
+        answers.append((bool(routes), bound))
+    assert answers[0] == (False, model.ceiling)
+    assert (False, 820) in answers
+
+
 def test_a_known_route_starts_the_search_of_its_kind_alone():
     """A route known for the second D (800) starts the kind's search, which
     asks for no less: within 0.02 of deterministic time (presolve takes most

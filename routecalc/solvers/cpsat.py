@@ -654,8 +654,12 @@ class PathModel:
                 )
         else:
             status = "feasible"
-            # Without a solution (UNKNOWN) CP-SAT reports no usable bound.
-            best = solver.best_objective_bound if code == cp_model.FEASIBLE else math.inf
+            # Without a solution (UNKNOWN) CP-SAT still reports its bound once
+            # its presolve has finished; stopped before that, it reports 0, no
+            # bound (the model always has a solution: no routes).
+            best = solver.best_objective_bound
+            if code == cp_model.UNKNOWN and best <= 0:
+                best = math.inf
             bound = max(revenue, math.floor(best + 1e-6) if math.isfinite(best) else self.ceiling)
         stats = {
             "cpsat_status": solver.status_name(code),
