@@ -32,7 +32,7 @@ import math
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -736,9 +736,12 @@ def single_train_maxima(
     each kind's search and again for its demand, shared among the kinds;
     ``deadline``: a ``time.perf_counter()`` value that stops them.
     ``found``: routes known (auto's branch and bound's); a kind's richest
-    starts its search, which asks for no less: then only the bound is left
-    to prove (stress-1867-two-d's D from its 840, median over eight seeds
-    0.087 -> 0.044 s of CPU)."""
+    is its search's floor, which asks for no less: then mostly the bound
+    is left to prove (stress-1867-two-d's D above its 840, twelve CP-SAT
+    seeds: 0.61 -> 0.28 of deterministic time in all). It is not the
+    search's hint: hinted with its 500 route, stress-1867-express-8's 8
+    took 0.36 -> 1.40 (its floor alone 0.47), and at two of eight seeds
+    ran out of its work, which cost auto's whole answer 3-4 s."""
     bounds = dict(known)
     kinds = []
     for members in identical_trains(tables):
@@ -754,7 +757,6 @@ def single_train_maxima(
             model = PathModel(graph, tables, members[:1])
             start = max((r for r in found or [] if r.train in members), key=lambda r: r.revenue, default=None)
             if start is not None:
-                model.hint([replace(start, train=members[0])])
                 model.at_least(start.revenue)
             _, routes, bound, _ = model.solve(_until(deadline), work=share, settings=SINGLE_MODEL_PARAMETERS)
             if bound > _revenue(routes):
@@ -959,6 +961,8 @@ def solve_cpsat(
         if known_caps:
             total = sum(known_caps.values())
             known_bound = total if known_bound is None else min(known_bound, total)
+            if total <= _revenue(hint):  # the seed earns every cap: no train's maximum is left to prove
+                return _answer(graph, tables, hint, started, total, proof="single-train bounds, earned by the seed")
         if len(tables) > 1 and known_caps and len(known_caps) > len(known_maxima or {}) and total > _revenue(hint):
             together, routes = maxima_together(graph, tables, known_caps, _together_work(share, together_work), ends_at)
             if together == "optimal":
