@@ -612,11 +612,11 @@ def test_a_seed_earning_every_cap_is_optimal_at_once():
     """stress-1867-express-8 seeded with its optimum (820 + 560), the caps
     bounds only: the seed earns their sum, so it is the answer, proven,
     and no train's maximum is proven first (auto's branch and bound ran
-    its 250,000 steps a kind on such a seed, 3.2 s of CPU at CP-SAT seed
+    its 250,000 steps a kind on such a seed, 3.1 s of CPU at CP-SAT seed
     2), nor any model solved; seeded with less, the caps are demanded."""
     position_ = load_position(json.loads((ROOT / "fixtures" / "stress-1867-express-8.json").read_text()))
-    seed = solve_cpsat(position_, known_caps={0: 820, 1: 560})["routes"]
-    seed = RouteSetValidator(position_).routes(seed)
+    caps = {0: 820, 1: 560}
+    seed = RouteSetValidator(position_).routes(solve_cpsat(position_, known_caps=caps)["routes"])
     asked: list[list[int]] = []
     solved: list[list[int]] = []
     solve_model = PathModel.solve
@@ -629,7 +629,6 @@ def test_a_seed_earning_every_cap_is_optimal_at_once():
         asked.append(trains)
         return {}, []
 
-    caps = {0: 820, 1: 560}
     with mock.patch.object(PathModel, "solve", counted):
         result = solve_cpsat(position_, hint=seed, known_caps=caps, prove_maxima=prove)
         assert (result["status"], result["revenue"], result["bound"]) == ("optimal", 1380, 1380)

@@ -964,7 +964,7 @@ def solve_cpsat(
             known_bound = total if known_bound is None else min(known_bound, total)
             if total <= _revenue(hint):  # the seed earns every cap: no train's maximum is left to prove
                 return _answer(graph, tables, hint, started, total, proof="single-train bounds, earned by the seed")
-        if len(tables) > 1 and known_caps and len(known_caps) > len(known_maxima or {}) and total > _revenue(hint):
+        if len(tables) > 1 and known_caps and len(known_caps) > len(known_maxima or {}):
             together, routes = maxima_together(graph, tables, known_caps, _together_work(share, together_work), ends_at)
             if together == "optimal":
                 return _answer(graph, tables, routes, started, total, proof="single-train bounds, reached together")
